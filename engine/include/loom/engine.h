@@ -1,0 +1,120 @@
+// Loom's run-time API: load a plan, create an execution context per thread,
+// bind inputs and outputs, run.
+//
+//   std::shared_ptr<const loom::Engine> engine;
+//   loom::Status s = loom::Engine::Load("model.plan", &engine);
+//   if (!s.ok()) { fprintf(stderr, "%s\n", s.ToString().c_str()); return 1; }
+//   std::unique_ptr<loom::ExecutionContext> ctx;
+//   s = engine->CreateContext({/*num_threads=*/1}, &ctx);
+//   s = ctx->SetInput("input", image.data(), image.size() * sizeof(float));
+//   s = ctx->SetOutput("logits", logits.data(), logits.size() * sizeof(float));
+//   s = ctx->Run();
+//
+// An Engine is immutable after Load and may be shared by any number of
+// threads; each thread uses its own ExecutionContext, which owns the
+// activation arena and the bindings. Run() does not allocate heap memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/dtype.h"
+#include "common/status.h"
+
+namespace loom {
+
+class ExecutionContext;
+class EngineImpl;
+
+// A graph input or output.
+struct TensorDesc {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  size_t size_bytes = 0;
+};
+
+// One node of a loaded plan, for tools (`loom inspect`).
+struct NodeDesc {
+  std::string name;
+  std::string op;                  // ONNX op (of the fused node's anchor)
+  std::vector<std::string> fused;  // absorbed ONNX ops
+  std::string kernel;              // kernel id
+  std::string device;              // "cpu" or "fpga"
+  std::string placement_reason;
+  std::vector<std::string> inputs;   // tensor names ("" for omitted)
+  std::vector<std::string> outputs;
+};
+
+struct PlanInfo {
+  uint16_t format_major = 0;
+  uint16_t format_minor = 0;
+  std::string producer;
+  std::string model_hash;
+  size_t arena_bytes = 0;
+  size_t constants_bytes = 0;
+  size_t file_bytes = 0;
+};
+
+struct ContextOptions {
+  // Threads used inside one Run (the calling thread included).
+  int num_threads = 1;
+};
+
+class Engine {
+ public:
+  // Reads and verifies a plan file. The file is mapped into memory and its
+  // constants are used in place.
+  static Status Load(const std::string& path, std::shared_ptr<const Engine>* out);
+  // Verifies and copies a plan held in memory.
+  static Status LoadFromBuffer(const void* data, size_t size, std::shared_ptr<const Engine>* out);
+
+  ~Engine();
+
+  const std::vector<TensorDesc>& inputs() const;
+  const std::vector<TensorDesc>& outputs() const;
+  // Returns null if there is no input/output with that name.
+  const TensorDesc* FindInput(std::string_view name) const;
+  const TensorDesc* FindOutput(std::string_view name) const;
+  const std::vector<NodeDesc>& nodes() const;
+  const PlanInfo& info() const;
+
+  Status CreateContext(const ContextOptions& options, std::unique_ptr<ExecutionContext>* out) const;
+
+ private:
+  friend class ExecutionContext;
+  explicit Engine(std::unique_ptr<EngineImpl> impl);
+  std::unique_ptr<EngineImpl> impl_;
+};
+
+class ExecutionContext {
+ public:
+  ~ExecutionContext();
+
+  // Binds caller memory to a graph input or output; `bytes` must equal the
+  // tensor's size_bytes. The memory must stay valid until the next Run
+  // returns. Inputs are read in place (no copy); outputs are written in place.
+  Status SetInput(std::string_view name, const void* data, size_t bytes);
+  Status SetOutput(std::string_view name, void* data, size_t bytes);
+
+  // Runs the plan once. Unbound outputs are written into the context's own
+  // memory, readable through OutputData(). Every input must be bound.
+  Status Run();
+
+  // The data of an output after Run (the caller's buffer if bound).
+  const void* OutputData(std::string_view name) const;
+
+  const Engine& engine() const;
+
+ private:
+  friend class Engine;
+  class Impl;
+  explicit ExecutionContext(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace loom

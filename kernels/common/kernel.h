@@ -1,0 +1,116 @@
+// The kernel contract, shared by the engine (which runs plans) and the builder
+// (which asks kernels whether they support a node, and runs them to fold
+// constants). A kernel instance belongs to one node.
+//
+//   Prepare  validates everything about the node once, when a plan is loaded
+//            or while the builder places the node: dtypes, static shapes,
+//            attributes, constant inputs. It returns Status::Unsupported for an
+//            op variant Loom lacks (the message names the attribute, mode or
+//            dtype) and InvalidArgument for a node that breaks the ONNX spec.
+//            It precomputes whatever Run needs and stores it in the kernel.
+//   Run      executes with data pointers only. It does not allocate and runs
+//            "blindly" on what Prepare validated; it may only fail on
+//            data-dependent problems (an index out of range, a runtime shape
+//            input that contradicts the plan's static shapes) and then returns
+//            Status::OutOfRange / InvalidArgument naming the problem.
+//
+// Shapes are static: every input and output shape is known at Prepare. Run is
+// const and may be called concurrently from several ExecutionContexts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/dtype.h"
+#include "common/status.h"
+#include "kernels/common/attributes.h"
+#include "kernels/common/parallel.h"
+
+namespace loom {
+
+// Quantization parameters of a tensor (filled by the int8 work; empty = none).
+struct QuantParams {
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;
+  int32_t axis = 0;
+  bool empty() const { return scale.empty(); }
+};
+
+// A tensor as Prepare sees it.
+struct TensorInfo {
+  bool present = false;              // false for an omitted optional input
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  QuantParams quant;
+  // Non-null when the value is constant (an initializer or a folded result):
+  // row-major data of NumElements(shape) * DTypeSize(dtype) bytes, valid for
+  // the kernel's lifetime. Kernels may read it in Prepare (e.g. Reshape's
+  // target shape, Slice's starts) and may keep pointers into it.
+  const void* const_data = nullptr;
+
+  int64_t num_elements() const { return NumElements(shape); }
+  size_t num_bytes() const { return static_cast<size_t>(NumElements(shape)) * DTypeSize(dtype); }
+  int rank() const { return static_cast<int>(shape.size()); }
+};
+
+struct KernelSetup {
+  std::string node_name;  // for messages
+  std::string op;         // ONNX op type, e.g. "Conv"
+  std::string domain;     // "" for the default ONNX domain
+  int opset = 17;         // opset version of the node's domain in its model
+  Attributes attrs;
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;  // dtype and shape are always set
+
+  // Helpers for messages: "<node> (<op>): <what>".
+  Status Error(StatusCode code, const std::string& what) const;
+  Status Invalid(const std::string& what) const { return Error(StatusCode::kInvalidArgument, what); }
+  Status Unsupported(const std::string& what) const { return Error(StatusCode::kUnsupported, what); }
+
+  bool HasInput(size_t i) const { return i < inputs.size() && inputs[i].present; }
+};
+
+// Run-time arguments: data pointers in the node's input/output order
+// (nullptr for omitted optional inputs), per-context scratch and the pool.
+struct KernelArgs {
+  const void* const* inputs = nullptr;
+  void* const* outputs = nullptr;
+  size_t num_inputs = 0;
+  size_t num_outputs = 0;
+  void* scratch = nullptr;  // ScratchBytes() bytes, 64-byte aligned, not zeroed
+  ThreadPool* pool = nullptr;  // null means run serially
+
+  template <typename T> const T* in(size_t i) const { return static_cast<const T*>(inputs[i]); }
+  template <typename T> T* out(size_t i) const { return static_cast<T*>(outputs[i]); }
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+
+  virtual Status Prepare(const KernelSetup& setup) = 0;
+
+  // Scratch memory Run needs, per ExecutionContext, when run with up to
+  // `num_threads` threads. Called after a successful Prepare.
+  virtual size_t ScratchBytes(int num_threads) const {
+    (void)num_threads;
+    return 0;
+  }
+
+  virtual Status Run(const KernelArgs& args) const = 0;
+
+  // Optional: output shapes for a node whose shapes ONNX inference could not
+  // settle (data-dependent ops such as Range, NonZero or Reshape), computed
+  // from the input shapes and constant inputs of `setup` (setup.outputs holds
+  // only dtypes). Used by the builder only. Return Unsupported when the shapes
+  // depend on non-constant data.
+  virtual Status InferOutputShapes(const KernelSetup& setup, std::vector<Shape>* shapes) const {
+    (void)shapes;
+    return setup.Unsupported("output shape depends on data that is not constant");
+  }
+};
+
+}  // namespace loom

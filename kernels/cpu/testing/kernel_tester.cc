@@ -1,0 +1,147 @@
+#include "kernels/cpu/testing/kernel_tester.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "kernels/common/registry.h"
+#include "kernels/common/thread_pool.h"
+
+namespace loom {
+namespace testing {
+
+TestTensor TestTensor::Bools(Shape shape, const std::vector<uint8_t>& values, bool constant) {
+  TestTensor t = Of<uint8_t>(std::move(shape), values, constant);
+  t.dtype = DType::kBool;
+  return t;
+}
+
+TestTensor TestTensor::Empty(DType dtype, Shape shape) {
+  TestTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  const int64_t n = NumElements(t.shape);
+  t.bytes.assign(static_cast<size_t>(n < 0 ? 0 : n) * DTypeSize(dtype), 0);
+  return t;
+}
+
+TestTensor TestTensor::Absent() {
+  TestTensor t;
+  t.present = false;
+  return t;
+}
+
+TensorInfo TestTensor::Info() const {
+  TensorInfo info;
+  info.present = present;
+  info.dtype = dtype;
+  info.shape = shape;
+  if (present && constant) info.const_data = bytes.data();
+  return info;
+}
+
+namespace {
+
+KernelSetup MakeSetup(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
+                      const RunOptions& options) {
+  KernelSetup setup;
+  setup.node_name = "test_node";
+  setup.op = op;
+  setup.domain = options.domain;
+  setup.opset = options.opset;
+  setup.attrs = attrs;
+  for (const TestTensor& t : inputs) setup.inputs.push_back(t.Info());
+  return setup;
+}
+
+Status CreateKernel(const std::string& op, const RunOptions& options, const KernelSetup& setup,
+                    std::unique_ptr<Kernel>* out) {
+  const KernelRegistry& registry = KernelRegistry::Global();
+  std::vector<const KernelDef*> defs;
+  if (!options.kernel_id.empty()) {
+    const KernelDef* def = registry.FindById(options.kernel_id);
+    if (!def) return Status::NotFound("no kernel with id " + options.kernel_id);
+    defs.push_back(def);
+  } else {
+    defs = registry.FindByOp(op, options.domain);
+    if (defs.empty()) return Status::Unsupported("unsupported op " + op);
+  }
+  Status last;
+  for (const KernelDef* def : defs) {
+    std::unique_ptr<Kernel> kernel = def->create();
+    last = kernel->Prepare(setup);
+    if (last.ok()) {
+      *out = std::move(kernel);
+      return Status::Ok();
+    }
+  }
+  return last;
+}
+
+}  // namespace
+
+Status RunKernel(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
+                 std::vector<TestTensor>* outputs, const RunOptions& options) {
+  KernelSetup setup = MakeSetup(op, attrs, inputs, options);
+  for (TestTensor& t : *outputs) {
+    TensorInfo info;
+    info.present = true;
+    info.dtype = t.dtype;
+    info.shape = t.shape;
+    setup.outputs.push_back(info);
+    const int64_t n = NumElements(t.shape);
+    t.bytes.assign(static_cast<size_t>(n < 0 ? 0 : n) * DTypeSize(t.dtype), 0xCD);  // poison
+  }
+  std::unique_ptr<Kernel> kernel;
+  RETURN_IF_ERROR(CreateKernel(op, options, setup, &kernel));
+
+  std::vector<const void*> in_ptrs;
+  for (const TestTensor& t : inputs) in_ptrs.push_back(t.present ? t.bytes.data() : nullptr);
+  std::vector<void*> out_ptrs;
+  for (TestTensor& t : *outputs) out_ptrs.push_back(t.bytes.data());
+
+  StaticThreadPool pool(options.threads);
+  const size_t scratch_bytes = kernel->ScratchBytes(options.threads);
+  std::vector<uint8_t> scratch_storage(scratch_bytes + 64);
+  void* scratch = scratch_storage.data();
+  size_t space = scratch_storage.size();
+  std::align(64, scratch_bytes, scratch, space);
+
+  KernelArgs args;
+  args.inputs = in_ptrs.data();
+  args.outputs = out_ptrs.data();
+  args.num_inputs = in_ptrs.size();
+  args.num_outputs = out_ptrs.size();
+  args.scratch = scratch_bytes ? scratch : nullptr;
+  args.pool = options.threads > 1 ? &pool : nullptr;
+  return kernel->Run(args);
+}
+
+Status InferShapes(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
+                   const std::vector<DType>& output_dtypes, std::vector<Shape>* shapes,
+                   const RunOptions& options) {
+  KernelSetup setup = MakeSetup(op, attrs, inputs, options);
+  for (DType d : output_dtypes) {
+    TensorInfo info;
+    info.present = true;
+    info.dtype = d;
+    setup.outputs.push_back(info);
+  }
+  std::vector<const KernelDef*> defs = KernelRegistry::Global().FindByOp(op, options.domain);
+  if (defs.empty()) return Status::Unsupported("unsupported op " + op);
+  return defs.front()->create()->InferOutputShapes(setup, shapes);
+}
+
+double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double d = std::fabs(static_cast<double>(a[i]) - b[i]);
+    if (std::isnan(d)) return std::numeric_limits<double>::infinity();
+    if (d > m) m = d;
+  }
+  return m;
+}
+
+}  // namespace testing
+}  // namespace loom

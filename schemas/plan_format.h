@@ -1,0 +1,17 @@
+// Constants of the plan file format shared by the builder (writer) and the
+// engine (reader). See plan.fbs for the layout and the compatibility rule.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace loom {
+
+constexpr uint16_t kPlanFormatMajor = 1;
+constexpr uint16_t kPlanFormatMinor = 0;
+constexpr char kPlanMagic[8] = {'L', 'O', 'O', 'M', 'P', 'L', 'A', 'N'};
+constexpr size_t kPlanHeaderBytes = 64;
+// Alignment of the constants section and of every tensor in it and in the arena.
+constexpr size_t kPlanAlignment = 64;
+
+}  // namespace loom
