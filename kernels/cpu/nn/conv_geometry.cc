@@ -1,0 +1,150 @@
+#include "kernels/cpu/nn/conv_geometry.h"
+
+#include <string>
+
+namespace loom {
+namespace {
+
+std::string Join(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+}  // namespace
+
+bool WindowGeometry::HasPadding() const {
+  for (int a = 0; a < kMaxSpatialRank; ++a)
+    if (pad_begin[a] || pad_end[a]) return true;
+  return false;
+}
+
+std::vector<int64_t> WindowGeometry::OutDims() const {
+  return std::vector<int64_t>(out + kMaxSpatialRank - rank, out + kMaxSpatialRank);
+}
+
+Status ReadIntsAttr(const KernelSetup& setup, const char* name, size_t n, const std::vector<int64_t>& def,
+                    std::vector<int64_t>* out) {
+  const Attribute* a = setup.attrs.Find(name);
+  if (!a) {
+    *out = def;
+    return Status::Ok();
+  }
+  if (a->kind != Attribute::Kind::kInts)
+    return setup.Invalid(std::string("attribute ") + name + " must be ints, got " + AttributeKindName(a->kind));
+  if (a->ints.size() != n)
+    return setup.Invalid(std::string("attribute ") + name + " has " + std::to_string(a->ints.size()) +
+                         " values, expected " + std::to_string(n));
+  *out = a->ints;
+  return Status::Ok();
+}
+
+Status CheckOutput(const KernelSetup& setup, size_t index, DType dtype, const Shape& shape) {
+  if (index >= setup.outputs.size()) return setup.Invalid("missing output " + std::to_string(index));
+  const TensorInfo& o = setup.outputs[index];
+  if (o.dtype != dtype)
+    return setup.Invalid("output " + std::to_string(index) + " has dtype " + DTypeName(o.dtype) + ", expected " +
+                         DTypeName(dtype));
+  if (o.shape != shape)
+    return setup.Invalid("output " + std::to_string(index) + " has shape " + ShapeToString(o.shape) +
+                         ", expected " + ShapeToString(shape));
+  return Status::Ok();
+}
+
+Status ParseWindowGeometry(const KernelSetup& setup, const std::vector<int64_t>& spatial_in,
+                           const std::vector<int64_t>* kernel_from_weights, const WindowOptions& options,
+                           WindowGeometry* g) {
+  *g = WindowGeometry();
+  const size_t r = spatial_in.size();
+  if (r < 1 || r > static_cast<size_t>(kMaxSpatialRank))
+    return setup.Unsupported(std::to_string(r) + " spatial dims (1 to 3 supported)");
+  g->rank = static_cast<int>(r);
+
+  std::vector<int64_t> kernel, strides, dilations, pads;
+  if (kernel_from_weights) {
+    RETURN_IF_ERROR(ReadIntsAttr(setup, "kernel_shape", r, *kernel_from_weights, &kernel));
+    if (kernel != *kernel_from_weights)
+      return setup.Invalid("kernel_shape " + Join(kernel) + " does not match the weight's spatial dims " +
+                           Join(*kernel_from_weights));
+  } else {
+    if (!setup.attrs.Has("kernel_shape")) return setup.Invalid("missing attribute kernel_shape");
+    RETURN_IF_ERROR(ReadIntsAttr(setup, "kernel_shape", r, {}, &kernel));
+  }
+  RETURN_IF_ERROR(ReadIntsAttr(setup, "strides", r, std::vector<int64_t>(r, 1), &strides));
+  if (!options.allow_dilations && setup.attrs.Has("dilations")) {
+    RETURN_IF_ERROR(ReadIntsAttr(setup, "dilations", r, {}, &dilations));
+    for (int64_t d : dilations)
+      if (d != 1) return setup.Unsupported("attribute dilations " + Join(dilations));
+  }
+  RETURN_IF_ERROR(ReadIntsAttr(setup, "dilations", r, std::vector<int64_t>(r, 1), &dilations));
+  RETURN_IF_ERROR(ReadIntsAttr(setup, "pads", 2 * r, std::vector<int64_t>(2 * r, 0), &pads));
+
+  const Attribute* ap = setup.attrs.Find("auto_pad");
+  std::string auto_pad = "NOTSET";
+  if (ap) {
+    if (ap->kind != Attribute::Kind::kString) return setup.Invalid("attribute auto_pad must be a string");
+    auto_pad = ap->s;
+  }
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
+    return setup.Invalid("attribute auto_pad '" + auto_pad + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+
+  bool ceil_mode = false;
+  if (setup.attrs.Has("ceil_mode")) {
+    const Attribute* cm = setup.attrs.Find("ceil_mode");
+    if (cm->kind != Attribute::Kind::kInt) return setup.Invalid("attribute ceil_mode must be an int");
+    if (!options.allow_ceil_mode) {
+      if (cm->i != 0) return setup.Unsupported("attribute ceil_mode=" + std::to_string(cm->i));
+    } else {
+      ceil_mode = cm->i != 0;
+    }
+  }
+
+  const int off = kMaxSpatialRank - g->rank;
+  for (size_t i = 0; i < r; ++i) {
+    const int a = off + static_cast<int>(i);
+    if (spatial_in[i] < 0) return setup.Invalid("negative input dim " + std::to_string(spatial_in[i]));
+    if (kernel[i] < 1) return setup.Invalid("kernel_shape " + Join(kernel) + " has a value < 1");
+    if (strides[i] < 1) return setup.Invalid("strides " + Join(strides) + " has a value < 1");
+    if (dilations[i] < 1) return setup.Invalid("dilations " + Join(dilations) + " has a value < 1");
+    if (pads[i] < 0 || pads[i + r] < 0) return setup.Invalid("pads " + Join(pads) + " has a negative value");
+    if (kernel[i] > (int64_t{1} << 24) || strides[i] > (int64_t{1} << 24) || dilations[i] > (int64_t{1} << 24) ||
+        pads[i] > (int64_t{1} << 24) || pads[i + r] > (int64_t{1} << 24))
+      return setup.Unsupported("window attribute value above 2^24");
+    g->in[a] = spatial_in[i];
+    g->kernel[a] = kernel[i];
+    g->stride[a] = strides[i];
+    g->dilation[a] = dilations[i];
+    const int64_t in = spatial_in[i], s = strides[i], ext = g->Extent(a);
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      g->out[a] = CeilDiv(in, s);
+      int64_t total = (g->out[a] - 1) * s + ext - in;
+      if (total < 0) total = 0;
+      const int64_t small = total / 2, large = total - small;
+      g->pad_begin[a] = auto_pad == "SAME_UPPER" ? small : large;
+      g->pad_end[a] = auto_pad == "SAME_UPPER" ? large : small;
+    } else if (auto_pad == "VALID") {
+      g->out[a] = in >= ext ? (in - ext) / s + 1 : 0;
+    } else {
+      g->pad_begin[a] = pads[i];
+      g->pad_end[a] = pads[i + r];
+      const int64_t span = in + pads[i] + pads[i + r] - ext;
+      if (span < 0)
+        return setup.Invalid("window extent " + std::to_string(ext) + " exceeds the padded input size " +
+                             std::to_string(in + pads[i] + pads[i + r]) + " on spatial axis " + std::to_string(i));
+      if (ceil_mode) {
+        int64_t o = CeilDiv(span, s) + 1;
+        // The last window must start inside the input or its left padding.
+        if ((o - 1) * s >= in + pads[i]) --o;
+        g->out[a] = o;
+      } else {
+        g->out[a] = FloorDiv(span, s) + 1;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace loom

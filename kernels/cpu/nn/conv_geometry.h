@@ -1,0 +1,61 @@
+// Sliding-window geometry shared by Conv and the pooling ops: reads
+// kernel_shape, strides, dilations, pads, auto_pad and ceil_mode, validates
+// them and computes the output spatial size per the ONNX formulas.
+//
+// Everything is normalized to three spatial dims: a 1-D or 2-D window gets
+// leading dims of size 1 (kernel 1, stride 1, no padding), so kernels need a
+// single 3-D loop nest. Index 2 is the innermost (width) axis.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/status.h"
+#include "kernels/common/kernel.h"
+
+namespace loom {
+
+constexpr int kMaxSpatialRank = 3;
+
+struct WindowGeometry {
+  int rank = 0;  // spatial rank as given (1..3)
+  int64_t in[kMaxSpatialRank] = {1, 1, 1};
+  int64_t out[kMaxSpatialRank] = {1, 1, 1};
+  int64_t kernel[kMaxSpatialRank] = {1, 1, 1};
+  int64_t stride[kMaxSpatialRank] = {1, 1, 1};
+  int64_t dilation[kMaxSpatialRank] = {1, 1, 1};
+  int64_t pad_begin[kMaxSpatialRank] = {0, 0, 0};
+  int64_t pad_end[kMaxSpatialRank] = {0, 0, 0};
+
+  int64_t InSize() const { return in[0] * in[1] * in[2]; }
+  int64_t OutSize() const { return out[0] * out[1] * out[2]; }
+  int64_t KernelSize() const { return kernel[0] * kernel[1] * kernel[2]; }
+  bool HasPadding() const;
+  // Extent of the dilated window along axis a.
+  int64_t Extent(int a) const { return (kernel[a] - 1) * dilation[a] + 1; }
+  // The given-rank output dims (for building/checking output shapes).
+  std::vector<int64_t> OutDims() const;
+};
+
+struct WindowOptions {
+  bool allow_ceil_mode = false;  // pooling ops read ceil_mode
+  bool allow_dilations = true;   // false: a dilations attribute is unsupported
+};
+
+// Fills `g` from the attributes of `setup` for an input with the given
+// spatial dims. `kernel_from_weights` (Conv: W's spatial dims) is used when
+// kernel_shape is absent and must agree with it when present; pooling passes
+// null and requires kernel_shape.
+Status ParseWindowGeometry(const KernelSetup& setup, const std::vector<int64_t>& spatial_in,
+                           const std::vector<int64_t>* kernel_from_weights, const WindowOptions& options,
+                           WindowGeometry* g);
+
+// Reads an optional INTS attribute of exactly `n` values (or `def` when
+// absent); Invalid when it has another kind or length.
+Status ReadIntsAttr(const KernelSetup& setup, const char* name, size_t n, const std::vector<int64_t>& def,
+                    std::vector<int64_t>* out);
+
+// Checks that output `index` has `dtype` and `shape` (Invalid otherwise).
+Status CheckOutput(const KernelSetup& setup, size_t index, DType dtype, const Shape& shape);
+
+}  // namespace loom

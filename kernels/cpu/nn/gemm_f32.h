@@ -1,0 +1,125 @@
+// Single-precision GEMM core: C = act(alpha * op(A) * op(B) + beta * C + bias)
+// for row-major matrices with leading dimensions, the hot path of Conv,
+// ConvTranspose, MatMul and Gemm.
+//
+// Algorithm (the classic Goto/BLIS structure):
+//   for each NC-column block of C
+//     for each KC-deep block of K
+//       pack B(kc x nc) into NR-wide panels      (kept in L2/L3)
+//       for each MC-row block of C
+//         pack A(mc x kc) into MR-tall panels    (kept in L2)
+//         for each NR panel, for each MR panel: micro-kernel
+// The micro-kernel keeps an MR x NR tile of C in registers and walks K with
+// plain fixed-size loops that GCC vectorizes at -O3 without -march flags.
+// Edges are handled by zero-padded packing; partial tiles are stored through
+// the same epilogue. Alpha, beta, a per-row or per-column bias and the fused
+// activation are applied while a tile is stored, so C is written once per K
+// block and finished while hot.
+//
+// Operands can be packed once ahead of time (PackedMatrixF32: constant
+// weights) or packed on the fly; B can also come from a caller-supplied packer
+// (Conv's implicit im2col). Work is split over row and column ranges of C with
+// ParallelFor; each thread packs into its own slice of the scratch buffer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/parallel.h"
+#include "kernels/cpu/nn/activation_epilogue.h"
+
+namespace loom {
+
+constexpr int kGemmMr = 4;            // rows of the register tile
+constexpr int kGemmNr = 8;            // columns of the register tile
+constexpr int64_t kGemmKc = 256;      // depth of a packed block
+constexpr int64_t kGemmMc = 128;      // rows of a packed A block (multiple of kGemmMr)
+constexpr int64_t kGemmNc = 1024;     // columns of a packed B block (multiple of kGemmNr)
+
+// A matrix packed once into the panel layout the micro-kernel reads.
+// Role A: for each KC block, ceil(rows/MR) panels of kc x MR values.
+// Role B: for each KC block, ceil(cols/NR) panels of kc x NR values.
+class PackedMatrixF32 {
+ public:
+  // Packs op(src) where src is row-major with leading dimension ld and
+  // op(src) is rows x cols (rows = M, cols = K for role A; rows = K, cols = N
+  // for role B); `trans` means src holds the transpose.
+  void PackA(const float* src, int64_t ld, bool trans, int64_t m, int64_t k);
+  void PackB(const float* src, int64_t ld, bool trans, int64_t k, int64_t n);
+
+  bool empty() const { return data_.empty() && rows_ == 0 && cols_ == 0; }
+  int64_t rows() const { return rows_; }
+  int64_t cols() const { return cols_; }
+  // Start of the packed block for KC block starting at k0 and the panel that
+  // holds row/column `index` (a multiple of MR for A, NR for B).
+  const float* BlockA(int64_t k0, int64_t row) const;
+  const float* BlockB(int64_t k0, int64_t col) const;
+
+ private:
+  std::vector<float> data_;
+  int64_t rows_ = 0, cols_ = 0;
+  int64_t padded_ = 0;  // M rounded up to MR (A) or N rounded up to NR (B)
+};
+
+// Packs B(k0..k0+kc, n0..n0+nc) into ceil(nc/NR) panels of kc x NR floats,
+// panel p at dst + p*kc*NR, element (k, n) at [(k-k0)*NR + (n-n0)%NR];
+// columns past nc in the last panel must be written as zeros.
+using GemmPackBFn = FunctionRef<void(int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst)>;
+
+struct GemmF32Params {
+  int64_t m = 0, n = 0, k = 0;
+  float alpha = 1.f;
+  float beta = 0.f;  // 0: C is not read (may hold garbage)
+
+  // A: exactly one of `a` (row-major, lda, trans_a: a holds A^T) or packed_a.
+  const float* a = nullptr;
+  int64_t lda = 0;
+  bool trans_a = false;
+  const PackedMatrixF32* packed_a = nullptr;
+
+  // B: exactly one of `b` (+ldb, trans_b), packed_b or pack_b.
+  const float* b = nullptr;
+  int64_t ldb = 0;
+  bool trans_b = false;
+  const PackedMatrixF32* packed_b = nullptr;
+  const GemmPackBFn* pack_b = nullptr;
+
+  float* c = nullptr;
+  int64_t ldc = 0;
+
+  // Epilogue, after alpha/beta: c += row_bias[i] + col_bias[j]; c = act(c).
+  const float* row_bias = nullptr;
+  const float* col_bias = nullptr;
+  Activation act;
+};
+
+// Scratch bytes GemmF32 needs for `params`-like problems with up to
+// `num_threads` threads (an upper bound independent of m, n, k).
+size_t GemmF32ScratchBytes(int num_threads);
+
+// Runs the GEMM. `scratch` holds GemmF32ScratchBytes(threads) bytes, 64-byte
+// aligned. Serial when pool is null.
+void GemmF32(const GemmF32Params& params, void* scratch, ThreadPool* pool);
+
+// Double precision: C = act(alpha * op(A) * op(B) + beta * C + bias), a plain
+// loop (conformance cases, not a hot path). Same conventions as GemmF32,
+// without packed operands.
+struct GemmF64Params {
+  int64_t m = 0, n = 0, k = 0;
+  double alpha = 1.0, beta = 0.0;
+  const double* a = nullptr;
+  int64_t lda = 0;
+  bool trans_a = false;
+  const double* b = nullptr;
+  int64_t ldb = 0;
+  bool trans_b = false;
+  double* c = nullptr;
+  int64_t ldc = 0;
+  const double* row_bias = nullptr;
+  const double* col_bias = nullptr;
+  Activation act;
+};
+void GemmF64(const GemmF64Params& params, ThreadPool* pool);
+
+}  // namespace loom
