@@ -1,0 +1,75 @@
+#include "kernels/cpu/math/binary_kernel.h"
+
+namespace loom {
+namespace math {
+
+const BinaryOpDef* BinaryKernel::Find(const KernelSetup& setup) const {
+  for (size_t i = 0; i < table_size_; ++i) {
+    if (setup.op == table_[i].op) return &table_[i];
+  }
+  return nullptr;
+}
+
+Status BinaryKernel::Prepare(const KernelSetup& setup) {
+  const BinaryOpDef* def = Find(setup);
+  if (!def) return setup.Unsupported("op is not an elementwise binary op");
+  RETURN_IF_ERROR(CheckArity(setup, 2, 2, 1, 2));
+  const TensorInfo& a = setup.inputs[0];
+  const TensorInfo& b = setup.inputs[1];
+  if (def->same_dtype && a.dtype != b.dtype) {
+    return setup.Invalid(std::string("input B has dtype ") + DTypeName(b.dtype) + ", expected " + DTypeName(a.dtype) +
+                         " like input A");
+  }
+  params_ = BinaryParams();
+  if (def->parse) RETURN_IF_ERROR(def->parse(setup, &params_));
+  DType out_dtype = DType::kUndefined;
+  loop_ = def->select(a.dtype, b.dtype, params_, &out_dtype);
+  if (!loop_) {
+    if (a.dtype == b.dtype) return UnsupportedDType(setup, "inputs", a.dtype);
+    return setup.Unsupported(std::string("dtypes ") + DTypeName(a.dtype) + " and " + DTypeName(b.dtype));
+  }
+
+  Shape out_shape;
+  if (def->unidirectional) {
+    out_shape = a.shape;
+  } else if (!BroadcastPlan::BroadcastShapes({a.shape, b.shape}, &out_shape)) {
+    return setup.Invalid("shapes " + ShapeToString(a.shape) + " and " + ShapeToString(b.shape) + " do not broadcast");
+  }
+  RETURN_IF_ERROR(CheckOutput(setup, 0, out_dtype, out_shape));
+  std::string error;
+  if (!plan_.Init({a.shape, b.shape}, out_shape, &error)) return setup.Invalid(error);
+  elem_[0] = DTypeSize(a.dtype);
+  elem_[1] = DTypeSize(b.dtype);
+  elem_[2] = DTypeSize(out_dtype);
+  return Status::Ok();
+}
+
+Status BinaryKernel::Run(const KernelArgs& args) const {
+  const auto* a = static_cast<const uint8_t*>(args.inputs[0]);
+  const auto* b = static_cast<const uint8_t*>(args.inputs[1]);
+  auto* y = static_cast<uint8_t*>(args.outputs[0]);
+  const int step_a = plan_.step(0);
+  const int step_b = plan_.step(1);
+  ParallelFor(args.pool, plan_.size(), kElementwiseGrain, [&](int64_t begin, int64_t end, int) {
+    plan_.ForRange(begin, end, [&](int64_t out, const int64_t* in, int64_t n) {
+      loop_(a + in[0] * elem_[0], step_a, b + in[1] * elem_[1], step_b, y + out * elem_[2], n, params_);
+    });
+  });
+  return Status::Ok();
+}
+
+Status BinaryKernel::InferOutputShapes(const KernelSetup& setup, std::vector<Shape>* shapes) const {
+  const BinaryOpDef* def = Find(setup);
+  if (!def || !setup.HasInput(0) || !setup.HasInput(1)) return setup.Invalid("expected inputs A and B");
+  Shape out;
+  if (def->unidirectional) {
+    out = setup.inputs[0].shape;
+  } else if (!BroadcastPlan::BroadcastShapes({setup.inputs[0].shape, setup.inputs[1].shape}, &out)) {
+    return setup.Invalid("input shapes do not broadcast");
+  }
+  shapes->assign(1, out);
+  return Status::Ok();
+}
+
+}  // namespace math
+}  // namespace loom

@@ -1,0 +1,159 @@
+// Helpers shared by the math kernels: dtype sets and dispatch from a run-time
+// DType to a C++ type, overflow-safe integer arithmetic (signed overflow
+// wraps instead of being undefined), saturating float -> integer conversion,
+// and shape checks with messages in the project's style.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "common/dtype.h"
+#include "common/status.h"
+#include "kernels/common/kernel.h"
+
+namespace loom {
+namespace math {
+
+// Highest tensor rank the math kernels accept (Run keeps index arrays of this
+// size on the stack).
+constexpr int kMaxRank = 16;
+
+// Elements per parallel task for cheap elementwise work.
+constexpr int64_t kElementwiseGrain = 1 << 14;
+
+// A set of dtypes as a bit mask over DType values.
+using TypeSet = uint32_t;
+constexpr TypeSet Bit(DType d) { return 1u << static_cast<int>(d); }
+constexpr TypeSet kFloatTypes = Bit(DType::kFloat32) | Bit(DType::kFloat64);
+constexpr TypeSet kSignedTypes = Bit(DType::kInt8) | Bit(DType::kInt16) | Bit(DType::kInt32) | Bit(DType::kInt64);
+constexpr TypeSet kUnsignedTypes = Bit(DType::kUInt8) | Bit(DType::kUInt16) | Bit(DType::kUInt32) | Bit(DType::kUInt64);
+constexpr TypeSet kIntTypes = kSignedTypes | kUnsignedTypes;
+constexpr TypeSet kNumericTypes = kFloatTypes | kIntTypes;
+constexpr TypeSet kSignedNumericTypes = kFloatTypes | kSignedTypes;
+
+inline bool InSet(TypeSet set, DType d) {
+  const int v = static_cast<int>(d);
+  return v >= 0 && v < 32 && (set & (1u << v)) != 0;
+}
+
+// Calls f(T{}) with the C++ type of `d` when d is in kTypes (a subset of
+// kNumericTypes) and returns true; returns false for any other dtype. Only
+// the types in kTypes are instantiated.
+template <TypeSet kTypes, typename F>
+bool VisitType(DType d, F&& f) {
+#define LOOM_MATH_VISIT_CASE(DT, CT)         \
+  case DT:                                   \
+    if constexpr ((kTypes & Bit(DT)) != 0) { \
+      f(CT{});                               \
+      return true;                           \
+    }                                        \
+    return false;
+  switch (d) {
+    LOOM_MATH_VISIT_CASE(DType::kFloat32, float)
+    LOOM_MATH_VISIT_CASE(DType::kFloat64, double)
+    LOOM_MATH_VISIT_CASE(DType::kInt8, int8_t)
+    LOOM_MATH_VISIT_CASE(DType::kInt16, int16_t)
+    LOOM_MATH_VISIT_CASE(DType::kInt32, int32_t)
+    LOOM_MATH_VISIT_CASE(DType::kInt64, int64_t)
+    LOOM_MATH_VISIT_CASE(DType::kUInt8, uint8_t)
+    LOOM_MATH_VISIT_CASE(DType::kUInt16, uint16_t)
+    LOOM_MATH_VISIT_CASE(DType::kUInt32, uint32_t)
+    LOOM_MATH_VISIT_CASE(DType::kUInt64, uint64_t)
+    default:
+      return false;
+  }
+#undef LOOM_MATH_VISIT_CASE
+}
+
+// Integer arithmetic that wraps around (two's complement) instead of
+// overflowing: computed in the unsigned type of the promoted operands.
+template <typename T>
+inline T WrapAdd(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<decltype(a + b)>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+inline T WrapSub(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<decltype(a - b)>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <typename T>
+inline T WrapMul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<decltype(a * b)>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+template <typename T>
+inline T WrapNeg(T a) {
+  return WrapSub(T(0), a);
+}
+
+// Converts any arithmetic value to T. Floating -> integer truncates toward
+// zero and saturates at T's range (NaN -> 0), so out-of-range values are
+// well defined. Integer -> integer wraps (modular).
+template <typename To, typename From>
+inline To ConvertTo(From x) {
+  if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    if (x != x) return To(0);
+    constexpr From lo = static_cast<From>(std::numeric_limits<To>::lowest());
+    constexpr From hi = static_cast<From>(std::numeric_limits<To>::max());
+    if (x <= lo) return std::numeric_limits<To>::lowest();
+    if (x >= hi) return std::numeric_limits<To>::max();
+    return static_cast<To>(x);
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+// The floating type used to evaluate transcendental functions on T:
+// float for float32, double for everything else.
+template <typename T>
+using ComputeType = std::conditional_t<std::is_same_v<T, float>, float, double>;
+
+// Normalizes `axis` in [-rank, rank) to [0, rank); false when out of range.
+inline bool NormalizeAxis(int64_t axis, int rank, int* out) {
+  if (axis < -rank || axis >= rank) return false;
+  *out = static_cast<int>(axis < 0 ? axis + rank : axis);
+  return true;
+}
+
+// Checks the node has exactly `n_out` outputs and between min_in and max_in
+// inputs, the first `required` of them present.
+Status CheckArity(const KernelSetup& setup, size_t min_in, size_t max_in, size_t n_out, size_t required);
+
+// Checks output `i` has dtype `dtype` and shape `shape`.
+Status CheckOutput(const KernelSetup& setup, size_t i, DType dtype, const Shape& shape);
+
+// Checks that every dim of `shape` is >= 0 and its rank is at most kMaxRank.
+Status CheckShape(const KernelSetup& setup, const std::string& what, const Shape& shape);
+
+// Reads an optional scalar attribute, checking its kind (an int attribute is
+// accepted where a float is expected). Absent -> *out = def.
+Status ReadFloatAttr(const KernelSetup& setup, const char* name, float def, float* out);
+Status ReadIntAttr(const KernelSetup& setup, const char* name, int64_t def, int64_t* out);
+
+// "unsupported dtype float16 for input X" style messages.
+Status UnsupportedDType(const KernelSetup& setup, const std::string& tensor, DType dtype);
+
+// Reads a constant or run-time integer tensor (int32 or int64) element.
+inline int64_t ReadIndex(const void* data, DType dtype, int64_t i) {
+  if (dtype == DType::kInt32) return static_cast<const int32_t*>(data)[i];
+  return static_cast<const int64_t*>(data)[i];
+}
+
+}  // namespace math
+}  // namespace loom
