@@ -1,0 +1,53 @@
+// The build phase as a library: ONNX model in, plan out. `loom build` and the
+// tests call this; nothing here is linked into the engine.
+//
+//   loom::BuildOptions options;
+//   options.input_shapes["input"] = {1, 3, 224, 224};
+//   loom::BuildReport report;
+//   loom::Status s = loom::BuildPlanFile("model.onnx", "model.plan", options, &report);
+//
+// Errors name the node, the op and the reason; anything Loom cannot run is
+// refused with a message containing "unsupported".
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/dtype.h"
+#include "common/status.h"
+
+namespace loom {
+
+struct BuildOptions {
+  // Fixes symbolic (or overrides) input dims, like trtexec --shapes.
+  std::map<std::string, Shape> input_shapes;
+  // 0: no optimization passes (only what correctness needs); 1: default.
+  int opt_level = 1;
+  // Pass names to skip (see builder/passes/pipeline.cc).
+  std::vector<std::string> disabled_passes;
+};
+
+// What the build did, for `loom build`'s summary and for tests.
+struct BuildReport {
+  std::vector<std::string> notes;  // e.g. "input 'x': batch dim 'N' set to 1"
+  int source_nodes = 0;            // ONNX nodes in the model
+  int plan_nodes = 0;              // nodes in the plan after passes
+  int opset = 0;                   // default-domain opset of the model as read
+  size_t arena_bytes = 0;
+  size_t constants_bytes = 0;
+  size_t plan_bytes = 0;
+  std::vector<std::string> passes_applied;  // "fold_constants: 12 nodes", ...
+};
+
+// Builds a plan from an ONNX file into `plan` (the complete file bytes).
+Status BuildPlan(const std::string& onnx_path, const BuildOptions& options, std::vector<uint8_t>* plan,
+                 BuildReport* report);
+
+// Same, writing the plan to `plan_path` (atomically: a temp file then rename,
+// so a failed build never leaves a partial plan behind).
+Status BuildPlanFile(const std::string& onnx_path, const std::string& plan_path, const BuildOptions& options,
+                     BuildReport* report);
+
+}  // namespace loom

@@ -1,0 +1,303 @@
+#include "builder/builder.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "builder/build_internal.h"
+#include "builder/testing/fake_kernels.h"
+#include "builder/testing/onnx_models.h"
+#include "schemas/plan_format.h"
+#include "schemas/plan_generated.h"
+
+namespace loom {
+namespace {
+
+using testing::OnnxModel;
+using testing::TempDir;
+
+// The verified metadata of plan bytes (nullptr if verification fails).
+const plan::Plan* ReadPlan(const std::vector<uint8_t>& bytes) {
+  if (bytes.size() < kPlanHeaderBytes) return nullptr;
+  plan::FileHeader h;
+  std::memcpy(static_cast<void*>(&h), bytes.data(), sizeof(h));
+  if (h.metadata_offset() + h.metadata_bytes() > bytes.size()) return nullptr;
+  flatbuffers::Verifier v(bytes.data() + h.metadata_offset(), h.metadata_bytes());
+  if (!plan::VerifyPlanBuffer(v)) return nullptr;
+  return plan::GetPlan(bytes.data() + h.metadata_offset());
+}
+
+bool Contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// x -> Conv(W, B) -> BN -> Relu -> y, with a symbolic batch dim.
+OnnxModel ConvBnRelu() {
+  OnnxModel m(13);
+  m.Input("x", {-1, 1, 4, 4}, onnx::TensorProto::FLOAT, {"N"});
+  m.Initializer("W", {2, 1, 3, 3}, std::vector<float>(18, 0.5f));
+  m.Initializer("B", {2}, {0.1f, 0.2f});
+  for (const char* p : {"scale", "bias", "mean", "var"}) m.Initializer(p, {2}, {1.f, 2.f});
+  testing::SetIntsAttr(m.Node("Conv", {"x", "W", "B"}, {"c"}, "conv1"), "pads", {1, 1, 1, 1});
+  m.Node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"bn"}, "bn1");
+  m.Node("Relu", {"bn"}, {"y"}, "relu1");
+  m.Output("y", {-1, 2, 4, 4});
+  return m;
+}
+
+TEST(BuilderTest, FusesAndWritesAVerifiablePlan) {
+  TempDir dir;
+  KernelRegistry r = testing::MakeFakeRegistry();
+  BuildReport report;
+  std::vector<uint8_t> bytes;
+  Status s = BuildPlanWithRegistry(ConvBnRelu().Save(dir.File("m.onnx")), {}, r, &bytes, &report);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(report.source_nodes, 3);
+  EXPECT_EQ(report.plan_nodes, 1);
+  EXPECT_EQ(report.opset, 13);
+  EXPECT_EQ(report.plan_bytes, bytes.size());
+  EXPECT_EQ(report.arena_bytes, 64u + 128u);  // x (64 B) and y (128 B) live together
+  EXPECT_EQ(report.passes_applied,
+            (std::vector<std::string>{"fuse_conv_batchnorm: 1 nodes", "fuse_activation: 1 nodes"}));
+  ASSERT_EQ(report.notes.size(), 1u);
+  EXPECT_EQ(report.notes[0], "input 'x': dim 0 'N' set to 1");
+
+  const plan::Plan* p = ReadPlan(bytes);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->producer()->str(), std::string("loom ") + LOOM_TEST_VERSION);
+  EXPECT_EQ(p->model_hash()->size(), 16u);
+  EXPECT_EQ(p->model_producer()->str(), "loom-test 1.0");
+  ASSERT_EQ(p->nodes()->size(), 1u);
+  const plan::Node* conv = p->nodes()->Get(0);
+  EXPECT_EQ(conv->op()->str(), "Conv");
+  EXPECT_EQ(conv->kernel()->str(), "cpu.Conv");
+  EXPECT_EQ(conv->placement_reason()->str(), "cpu: no accelerator configured");
+  ASSERT_EQ(conv->fused()->size(), 2u);
+  EXPECT_EQ(conv->fused()->Get(0)->str(), "BatchNormalization");
+  EXPECT_EQ(conv->fused()->Get(1)->str(), "Relu");
+  EXPECT_EQ(p->tensors()->Get(p->outputs()->Get(0))->name()->str(), "y");
+  EXPECT_EQ(p->constants_bytes(), 128u + 8u);  // folded weights (72 B) and bias (8 B), each 64-aligned
+
+  // -O0 keeps every node; a disabled pass is skipped.
+  BuildOptions o0;
+  o0.opt_level = 0;
+  ASSERT_TRUE(BuildPlanWithRegistry(dir.File("m.onnx"), o0, r, &bytes, &report).ok());
+  EXPECT_EQ(report.plan_nodes, 3);
+  BuildOptions no_bn;
+  no_bn.disabled_passes = {"fuse_activation"};
+  ASSERT_TRUE(BuildPlanWithRegistry(dir.File("m.onnx"), no_bn, r, &bytes, &report).ok());
+  EXPECT_EQ(report.plan_nodes, 2);
+}
+
+TEST(BuilderTest, UnsupportedOpAndKernelRefusals) {
+  TempDir dir;
+  KernelRegistry r = testing::MakeFakeRegistry();
+  OnnxModel m;
+  m.Input("x", {2, 3});
+  m.Node("Softmax", {"x"}, {"y"}, "softmax1");
+  m.Output("y", {2, 3});
+  std::vector<uint8_t> bytes;
+  Status s = BuildPlanWithRegistry(m.Save(dir.File("m.onnx")), {}, r, &bytes, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  EXPECT_EQ(s.message(), "node 'softmax1' (Softmax): unsupported op 'Softmax'");
+
+  OnnxModel add;
+  add.Input("x", {2, 3});
+  add.Input("b", {3});
+  add.Node("Add", {"x", "b"}, {"y"}, "add1");  // the fake Add refuses broadcasting
+  add.Output("y", {2, 3});
+  s = BuildPlanWithRegistry(add.Save(dir.File("a.onnx")), {}, r, &bytes, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(Contains(s.ToString(), "add1 (Add): unsupported broadcasting")) << s.message();
+
+  BuildOptions bad;
+  bad.opt_level = -1;
+  EXPECT_FALSE(BuildPlanWithRegistry(dir.File("a.onnx"), bad, r, &bytes, nullptr).ok());
+}
+
+TEST(BuilderTest, CustomDomainOpWithAKernel) {
+  TempDir dir;
+  KernelRegistry r = testing::MakeFakeRegistry();
+  OnnxModel m;
+  onnx::OperatorSetIdProto* id = m.proto().add_opset_import();
+  id->set_domain("com.example");
+  id->set_version(3);
+  m.Input("x", {2, 5});
+  m.Node("Frobnicate", {"x"}, {"f"}, "frob1")->set_domain("com.example");
+  m.Node("Relu", {"f"}, {"y"});
+  m.Output("y", {2, 5});
+  std::vector<uint8_t> bytes;
+  BuildReport report;
+  Status s = BuildPlanWithRegistry(m.Save(dir.File("m.onnx")), {}, r, &bytes, &report);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(report.notes.size(), 1u);
+  EXPECT_TRUE(Contains(report.notes[0], "dtype not declared, assumed float32")) << report.notes[0];
+  const plan::Plan* p = ReadPlan(bytes);
+  ASSERT_NE(p, nullptr);
+  const plan::Node* frob = p->nodes()->Get(0);
+  EXPECT_EQ(frob->domain()->str(), "com.example");
+  EXPECT_EQ(frob->opset(), 3);
+  EXPECT_EQ(frob->kernel()->str(), "cpu.Frobnicate");
+  const plan::Tensor* f = p->tensors()->Get(frob->outputs()->Get(0));
+  ASSERT_EQ(f->shape()->size(), 2u);  // from the kernel's InferOutputShapes
+  EXPECT_EQ(f->shape()->Get(1), 5);
+}
+
+TEST(BuilderTest, ConstantOutputsAreMaterialized) {
+  TempDir dir;
+  KernelRegistry r = testing::MakeFakeRegistry();
+  OnnxModel m;
+  m.Input("x", {2});
+  m.Initializer("c", {2}, {-1.f, 4.f});
+  m.Node("Relu", {"c"}, {"rc"});
+  m.Node("Add", {"x", "rc"}, {"y"});
+  m.Output("y", {2});
+  m.Output("rc", {2});
+  std::vector<uint8_t> bytes;
+  BuildReport report;
+  Status s = BuildPlanWithRegistry(m.Save(dir.File("m.onnx")), {}, r, &bytes, &report);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const plan::Plan* p = ReadPlan(bytes);
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->outputs()->size(), 2u);
+  const plan::Tensor* rc = p->tensors()->Get(p->outputs()->Get(1));
+  EXPECT_EQ(rc->name()->str(), "rc");
+  EXPECT_EQ(rc->storage(), plan::Storage::ARENA);
+  ASSERT_EQ(p->nodes()->size(), 2u);
+  EXPECT_EQ(p->nodes()->Get(1)->op()->str(), "Identity");
+}
+
+TEST(BuilderTest, PlanFileIsWrittenAtomically) {
+  TempDir dir;
+  KernelRegistry r = testing::MakeFakeRegistry();
+  const std::string model = ConvBnRelu().Save(dir.File("m.onnx"));
+  const std::string plan = dir.File("m.plan");
+  BuildReport report;
+  ASSERT_TRUE(BuildPlanFileWithRegistry(model, plan, {}, r, &report).ok());
+  const size_t plan_bytes = report.plan_bytes;
+  EXPECT_EQ(std::filesystem::file_size(plan), plan_bytes);
+
+  // A failed build leaves the old plan and no temporary file behind.
+  testing::WriteBytes(plan, "old plan");
+  BuildOptions bad;
+  bad.input_shapes["nope"] = {1};
+  EXPECT_FALSE(BuildPlanFileWithRegistry(model, plan, bad, r, &report).ok());
+  EXPECT_EQ(std::filesystem::file_size(plan), 8u);
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 2);
+  EXPECT_FALSE(BuildPlanFileWithRegistry(model, dir.File("no/such/dir/m.plan"), {}, r, &report).ok());
+  Status s = BuildPlanFileWithRegistry(model, model, {}, r, &report);
+  EXPECT_NE(s.message().find("would overwrite the model"), std::string::npos) << s.message();
+}
+
+TEST(BuilderTest, ConformanceModelsWithRealKernels) {
+  const std::string root = "/usr/share/libonnx-testdata/data/";
+  const char* models[] = {"node/test_relu", "simple/test_single_relu_model"};
+  for (const char* m : models) {
+    const std::string path = root + m + "/model.onnx";
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "libonnx-testdata not installed";
+    std::vector<uint8_t> bytes;
+    BuildReport report;
+    Status s = BuildPlan(path, {}, &bytes, &report);
+    ASSERT_TRUE(s.ok()) << m << ": " << s.message();
+    const plan::Plan* p = ReadPlan(bytes);
+    ASSERT_NE(p, nullptr) << m;
+    ASSERT_EQ(p->nodes()->size(), 1u);
+    EXPECT_EQ(p->nodes()->Get(0)->kernel()->str(), "cpu.Relu");
+  }
+}
+
+// Structured fuzzing: valid protobufs with nonsense in them (dims, types,
+// attributes, wiring, opsets). Every build must return a Status, never crash.
+// FUZZ_SEED and FUZZ_TRIALS in the environment run a longer campaign.
+TEST(BuilderTest, MutatedModelsNeverCrash) {
+  TempDir dir;
+  KernelRegistry fake = testing::MakeFakeRegistry();
+  std::mt19937 rng(static_cast<unsigned>(getenv("FUZZ_SEED") ? atoi(getenv("FUZZ_SEED")) : 99));
+  const int64_t kDims[] = {-7, -1, 0, 1, 2, 3, 4, 1 << 20, int64_t{1} << 40, INT64_MAX};
+  const int trials = getenv("FUZZ_TRIALS") ? atoi(getenv("FUZZ_TRIALS")) : 300;
+  for (int trial = 0; trial < trials; ++trial) {
+    OnnxModel m = ConvBnRelu();
+    onnx::GraphProto* g = m.proto().mutable_graph();
+    const int mutations = 1 + static_cast<int>(rng() % 3);
+    for (int k = 0; k < mutations; ++k) {
+      switch (rng() % 7) {
+        case 0: {
+          auto* shape = g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+          shape->mutable_dim(static_cast<int>(rng() % 4))->set_dim_value(kDims[rng() % 10]);
+          break;
+        }
+        case 1: {
+          onnx::TensorProto* t = g->mutable_initializer(static_cast<int>(rng() % g->initializer_size()));
+          if (t->dims_size()) t->set_dims(static_cast<int>(rng() % t->dims_size()), kDims[rng() % 10]);
+          break;
+        }
+        case 2:
+          g->mutable_initializer(static_cast<int>(rng() % g->initializer_size()))->set_data_type(rng() % 20);
+          break;
+        case 3: {
+          onnx::NodeProto* n = g->mutable_node(static_cast<int>(rng() % g->node_size()));
+          testing::SetIntsAttr(n, rng() % 2 ? "strides" : "pads", {kDims[rng() % 10], kDims[rng() % 10]});
+          break;
+        }
+        case 4: {
+          onnx::NodeProto* a = g->mutable_node(static_cast<int>(rng() % g->node_size()));
+          onnx::NodeProto* b = g->mutable_node(static_cast<int>(rng() % g->node_size()));
+          if (a->input_size() && b->input_size()) a->mutable_input(0)->swap(*b->mutable_input(0));
+          break;
+        }
+        case 5:
+          m.proto().mutable_opset_import(0)->set_version(static_cast<int64_t>(rng() % 20));
+          break;
+        default:
+          g->mutable_node(static_cast<int>(rng() % g->node_size()))->set_op_type(rng() % 2 ? "Softmax" : "Relu");
+          break;
+      }
+    }
+    const std::string path = m.Save(dir.File("fuzz.onnx"));
+    std::vector<uint8_t> bytes;
+    (void)BuildPlanWithRegistry(path, {}, fake, &bytes, nullptr);
+    (void)BuildPlan(path, {}, &bytes, nullptr);
+  }
+}
+
+// view(x.size(0), -1) as PyTorch exports it, with a symbolic batch: the
+// Shape -> Gather -> Unsqueeze -> Concat chain folds with the real kernels,
+// and the Gemm's shape comes from ONNX's per-node inference.
+TEST(BuilderTest, ShapeChainWithRealKernels) {
+  if (KernelRegistry::Global().FindByOp("Gather").empty() || KernelRegistry::Global().FindByOp("Concat").empty())
+    GTEST_SKIP() << "tensor kernels not registered";
+  TempDir dir;
+  OnnxModel m(13);
+  m.Input("x", {-1, 2, 3}, onnx::TensorProto::FLOAT, {"batch"});
+  m.Initializer("w", {4, 6}, std::vector<float>(24, 0.5f));
+  m.InitializerInt64("zero", {}, {0});
+  m.InitializerInt64("axes", {1}, {0});
+  m.InitializerInt64("minus_one", {1}, {-1});
+  m.Node("Shape", {"x"}, {"shape"});
+  m.Node("Gather", {"shape", "zero"}, {"n"});
+  m.Node("Unsqueeze", {"n", "axes"}, {"n1"});
+  testing::SetIntAttr(m.Node("Concat", {"n1", "minus_one"}, {"target"}), "axis", 0);
+  m.Node("Reshape", {"x", "target"}, {"flat"});
+  testing::SetIntAttr(m.Node("Gemm", {"flat", "w"}, {"y"}), "transB", 1);
+  m.Output("y", {-1, 4});
+  BuildOptions options;
+  options.input_shapes["x"] = {5, 2, 3};
+  std::vector<uint8_t> bytes;
+  BuildReport report;
+  Status s = BuildPlan(m.Save(dir.File("m.onnx")), options, &bytes, &report);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const plan::Plan* p = ReadPlan(bytes);
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->nodes()->size(), 2u);  // Reshape, Gemm
+  EXPECT_EQ(p->nodes()->Get(0)->op()->str(), "Reshape");
+  const plan::Tensor* y = p->tensors()->Get(p->outputs()->Get(0));
+  ASSERT_EQ(y->shape()->size(), 2u);
+  EXPECT_EQ(y->shape()->Get(0), 5);
+  EXPECT_EQ(y->shape()->Get(1), 4);
+}
+
+}  // namespace
+}  // namespace loom

@@ -1,0 +1,43 @@
+// Kernel lookup for a node while building: the registry lists the candidates
+// for (op, domain) in preference order; the first whose Prepare accepts the
+// node's KernelSetup is chosen. Used by placement, constant folding and shape
+// completion, so they all agree on which implementation runs a node.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "builder/ir/graph.h"
+#include "common/status.h"
+#include "kernels/common/kernel.h"
+#include "kernels/common/registry.h"
+
+namespace loom {
+namespace exec {
+
+// The node as its kernel sees it: dtypes, shapes (possibly unknown = empty
+// for values with shape_known false), attributes and const_data pointers into
+// the constants' buffers (valid while the graph's values live).
+KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node);
+
+struct ChosenKernel {
+  const KernelDef* def = nullptr;
+  std::unique_ptr<Kernel> kernel;  // prepared with the setup it was chosen for
+};
+
+// Candidates of `device` for the node's op. When none exists the error reads
+// "node 'x' (Foo): unsupported op 'Foo'".
+Status FindCandidates(const KernelRegistry& registry, const KernelSetup& setup, Device device,
+                      std::vector<const KernelDef*>* candidates);
+
+// Prepares candidates in order and keeps the first that accepts. If all
+// refuse, returns the refusal of the generic kernel ("cpu.<Op>") if there is
+// one, else the first candidate's.
+Status ChooseKernel(const KernelRegistry& registry, const KernelSetup& setup, Device device, ChosenKernel* out);
+
+// Output shapes from the first candidate whose InferOutputShapes succeeds.
+Status InferOutputShapes(const KernelRegistry& registry, const KernelSetup& setup, std::vector<Shape>* shapes);
+
+}  // namespace exec
+}  // namespace loom

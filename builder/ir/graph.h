@@ -1,0 +1,141 @@
+// Loom's build-time graph IR: what the ONNX importer produces, the passes
+// rewrite and the plan writer serializes.
+//
+// A Graph owns Values (tensors: name, dtype, static shape, optional constant
+// data) and Nodes (op, typed attributes, input/output value ids). Value ids are
+// stable indices into values(); a node input of -1 is an omitted optional
+// input. nodes() is kept in a valid execution (topological) order; passes
+// remove nodes by marking them dead and calling Compact().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/dtype.h"
+#include "common/status.h"
+#include "kernels/common/attributes.h"
+#include "kernels/common/kernel.h"
+#include "kernels/common/registry.h"
+
+namespace loom {
+namespace ir {
+
+// Immutable, refcounted, 64-byte-aligned bytes of a constant tensor. Passes
+// that change a constant make a new buffer, so sharing is always safe.
+class Buffer {
+ public:
+  // Zero-filled buffer of `size` bytes.
+  static std::shared_ptr<Buffer> Allocate(size_t size);
+  static std::shared_ptr<Buffer> CopyOf(const void* data, size_t size);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  const uint8_t* data() const { return data_; }
+  uint8_t* mutable_data() { return data_; }
+  size_t size() const { return size_; }
+  template <typename T> const T* as() const { return reinterpret_cast<const T*>(data_); }
+
+ private:
+  Buffer() = default;
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+using ConstData = std::shared_ptr<const Buffer>;
+
+struct Value {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  bool shape_known = false;  // false until import or inference settles every dim
+  ConstData data;            // non-null for constants
+  QuantParams quant;
+
+  bool is_constant() const { return data != nullptr; }
+  // Bytes of data for the static shape (0 when unknown or not storable).
+  size_t num_bytes() const;
+};
+
+struct Node {
+  std::string name;
+  std::string op;
+  std::string domain;  // "" for the default ONNX domain
+  int opset = 17;
+  Attributes attrs;
+  std::vector<int> inputs;   // value ids; -1 for an omitted optional input
+  std::vector<int> outputs;  // value ids; -1 for an omitted optional output
+  std::vector<std::string> fused;  // ops absorbed into this node by passes
+  // Filled by placement.
+  std::string kernel_id;
+  Device device = Device::kCpu;
+  std::string placement_reason;
+  bool dead = false;  // removed by a pass; dropped by Graph::Compact()
+
+  // "conv1 (Conv)" for messages.
+  std::string Label() const;
+};
+
+// Producer and consumers of every value, for passes. Invalidated by edits.
+struct UseLists {
+  std::vector<int> producer;                // node index or -1
+  std::vector<std::vector<int>> consumers;  // node indices (a node appears once per use)
+};
+
+class Graph {
+ public:
+  std::vector<Value>& values() { return values_; }
+  const std::vector<Value>& values() const { return values_; }
+  std::vector<Node>& nodes() { return nodes_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<int>& inputs() { return inputs_; }
+  const std::vector<int>& inputs() const { return inputs_; }
+  std::vector<int>& outputs() { return outputs_; }
+  const std::vector<int>& outputs() const { return outputs_; }
+
+  Value& value(int id) { return values_[static_cast<size_t>(id)]; }
+  const Value& value(int id) const { return values_[static_cast<size_t>(id)]; }
+  Node& node(int index) { return nodes_[static_cast<size_t>(index)]; }
+  const Node& node(int index) const { return nodes_[static_cast<size_t>(index)]; }
+
+  // Adds a value and returns its id.
+  int AddValue(Value v);
+  // Adds a constant value with the given data (size must match dtype/shape).
+  int AddConstant(std::string name, DType dtype, Shape shape, ConstData data);
+  // Appends a node and returns its index (callers keep the order valid, or
+  // call SortTopologically()).
+  int AddNode(Node n);
+  // A value name not used yet, derived from `base`.
+  std::string UniqueValueName(const std::string& base) const;
+
+  bool IsGraphInput(int value_id) const;
+  bool IsGraphOutput(int value_id) const;
+
+  UseLists BuildUseLists() const;
+  // Replaces every use of `from` (node inputs and graph outputs) by `to`.
+  void ReplaceAllUses(int from, int to);
+  // Replaces uses of `from` as a node input only.
+  void ReplaceNodeInputUses(int from, int to);
+
+  // Drops dead nodes, keeping the order of the others.
+  void Compact();
+  // Reorders live nodes so that producers precede consumers (stable: keeps
+  // the current order where it is valid). Fails naming a node on a cycle.
+  Status SortTopologically();
+  // Checks the invariants passes rely on: ids in range, each value produced
+  // at most once, producers before consumers, constants not produced by nodes.
+  Status Validate() const;
+
+  int live_node_count() const;
+
+ private:
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<int> inputs_;
+  std::vector<int> outputs_;
+};
+
+}  // namespace ir
+}  // namespace loom

@@ -1,0 +1,63 @@
+// Static memory planning: buffers with known sizes and lifetimes (inclusive
+// ranges of execution steps) get byte offsets in one arena so that no two
+// buffers alive at the same step overlap. Offsets and sizes are rounded to
+// kPlanAlignment (64 bytes). Same interface as TFLite Micro's planners:
+//   planner.AddBuffer(size, first_used, last_used);  ...
+//   planner.Plan();  planner.GetOffset(i);  planner.GetMaxMemory();
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "common/status.h"
+
+namespace loom {
+namespace memory {
+
+class MemoryPlanner {
+ public:
+  virtual ~MemoryPlanner() = default;
+
+  // Adds buffer number num_buffers(); first_used <= last_used, both >= 0.
+  Status AddBuffer(size_t size, int first_used, int last_used);
+  // Computes the offsets of all buffers added so far.
+  virtual Status Plan() = 0;
+  size_t GetOffset(int buffer) const { return offsets_[static_cast<size_t>(buffer)]; }
+  // Arena bytes needed (end of the highest buffer), a multiple of 64.
+  size_t GetMaxMemory() const;
+  int num_buffers() const { return static_cast<int>(buffers_.size()); }
+
+ protected:
+  struct Buffer {
+    size_t size;  // rounded up to kPlanAlignment
+    int first_used;
+    int last_used;
+  };
+  static bool LifetimesOverlap(const Buffer& a, const Buffer& b) {
+    return a.first_used <= b.last_used && b.first_used <= a.last_used;
+  }
+  std::vector<Buffer> buffers_;
+  std::vector<size_t> offsets_;
+};
+
+// Every buffer at its own offset, one after another: the baseline.
+class LinearMemoryPlanner : public MemoryPlanner {
+ public:
+  Status Plan() override;
+};
+
+// Greedy by size with best fit: buffers are placed largest first; each goes
+// into the smallest gap between already placed, lifetime-overlapping buffers
+// that holds it, or above all of them if no gap does.
+class GreedyMemoryPlanner : public MemoryPlanner {
+ public:
+  Status Plan() override;
+};
+
+// True if no two buffers with overlapping lifetimes overlap in memory and
+// every offset is aligned; for tests and debug checks.
+bool IsValidPlan(const MemoryPlanner& planner, const std::vector<size_t>& sizes,
+                 const std::vector<std::pair<int, int>>& lifetimes);
+
+}  // namespace memory
+}  // namespace loom

@@ -1,0 +1,93 @@
+#include "builder/memory/memory_planner.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "builder/memory/arena_plan.h"
+#include "builder/testing/ir_builder.h"
+
+namespace loom {
+namespace memory {
+namespace {
+
+TEST(MemoryPlannerTest, GreedyReusesMemoryOfDeadBuffers) {
+  GreedyMemoryPlanner p;
+  ASSERT_TRUE(p.AddBuffer(1000, 0, 1).ok());
+  ASSERT_TRUE(p.AddBuffer(1000, 1, 2).ok());
+  ASSERT_TRUE(p.AddBuffer(1000, 2, 3).ok());  // can take buffer 0's place
+  ASSERT_TRUE(p.Plan().ok());
+  EXPECT_EQ(p.GetOffset(0) % 64, 0u);
+  EXPECT_NE(p.GetOffset(0), p.GetOffset(1));
+  EXPECT_NE(p.GetOffset(1), p.GetOffset(2));
+  EXPECT_EQ(p.GetMaxMemory(), 2 * 1024u);  // 1000 rounds up to 1024
+}
+
+TEST(MemoryPlannerTest, SmallBuffersReuseADeadBigOne) {
+  GreedyMemoryPlanner p;
+  ASSERT_TRUE(p.AddBuffer(4096, 0, 0).ok());  // 0: placed first at 0, dies early
+  ASSERT_TRUE(p.AddBuffer(256, 1, 5).ok());
+  ASSERT_TRUE(p.AddBuffer(64, 2, 2).ok());
+  ASSERT_TRUE(p.Plan().ok());
+  const std::vector<size_t> sizes = {4096, 256, 64};
+  EXPECT_TRUE(IsValidPlan(p, sizes, {{0, 0}, {1, 5}, {2, 2}}));
+  EXPECT_EQ(p.GetMaxMemory(), 4096u);
+}
+
+TEST(MemoryPlannerTest, RejectsBadLifetimes) {
+  LinearMemoryPlanner p;
+  EXPECT_FALSE(p.AddBuffer(10, 3, 2).ok());
+  EXPECT_FALSE(p.AddBuffer(10, -1, 2).ok());
+}
+
+TEST(MemoryPlannerTest, RandomLivenessNeverOverlapsAndGreedyBeatsLinear) {
+  std::mt19937 rng(1234);
+  for (int trial = 0; trial < 200; ++trial) {
+    GreedyMemoryPlanner greedy;
+    LinearMemoryPlanner linear;
+    std::vector<size_t> sizes;
+    std::vector<std::pair<int, int>> lifetimes;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      const size_t size = rng() % 5 == 0 ? 0 : 1 + rng() % 5000;
+      const int first = static_cast<int>(rng() % 30);
+      const int last = first + static_cast<int>(rng() % 10);
+      sizes.push_back(size);
+      lifetimes.push_back({first, last});
+      ASSERT_TRUE(greedy.AddBuffer(size, first, last).ok());
+      ASSERT_TRUE(linear.AddBuffer(size, first, last).ok());
+    }
+    ASSERT_TRUE(greedy.Plan().ok());
+    ASSERT_TRUE(linear.Plan().ok());
+    ASSERT_TRUE(IsValidPlan(greedy, sizes, lifetimes)) << "trial " << trial;
+    ASSERT_TRUE(IsValidPlan(linear, sizes, lifetimes)) << "trial " << trial;
+    EXPECT_LE(greedy.GetMaxMemory(), linear.GetMaxMemory());
+  }
+}
+
+TEST(ArenaPlanTest, LivenessOverTheExecutionOrder) {
+  testing::IrBuilder b;
+  const int x = b.Input("x", {256});  // 1 KiB each
+  const int w = b.Const("w", {256}, std::vector<float>(256, 1.f));
+  const int a = b.Tensor("a", {256}), c = b.Tensor("c", {256}), d = b.Tensor("d", {256}), y = b.Tensor("y", {256});
+  b.Node("Relu", {x}, {a});
+  b.Node("Relu", {a}, {c});
+  b.Node("Add", {c, w}, {d});
+  b.Node("Relu", {d}, {y});
+  b.Output(y);
+  ArenaPlan greedy, linear;
+  ASSERT_TRUE(PlanArena(b.g, PlannerKind::kGreedy, &greedy).ok());
+  ASSERT_TRUE(PlanArena(b.g, PlannerKind::kLinear, &linear).ok());
+  EXPECT_EQ(greedy.offsets[static_cast<size_t>(w)], -1);  // constants are not in the arena
+  EXPECT_EQ(linear.arena_bytes, 5 * 1024u);
+  // x is live from step 0 to its last use; at most two buffers live at once.
+  EXPECT_EQ(greedy.arena_bytes, 2 * 1024u);
+  auto off = [&](int id) { return greedy.offsets[static_cast<size_t>(id)]; };
+  EXPECT_NE(off(x), off(a));
+  EXPECT_NE(off(a), off(c));  // a node's output never overlaps its input
+  EXPECT_NE(off(d), off(y));
+}
+
+}  // namespace
+}  // namespace memory
+}  // namespace loom
