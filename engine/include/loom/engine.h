@@ -29,6 +29,7 @@ namespace loom {
 
 class ExecutionContext;
 class EngineImpl;
+class KernelRegistry;
 
 // A graph input or output.
 struct TensorDesc {
@@ -48,6 +49,12 @@ struct NodeDesc {
   std::string placement_reason;
   std::vector<std::string> inputs;   // tensor names ("" for omitted)
   std::vector<std::string> outputs;
+  // Dtypes and shapes of inputs/outputs, index-aligned with them (kUndefined
+  // and {} for omitted ones).
+  std::vector<DType> input_dtypes;
+  std::vector<Shape> input_shapes;
+  std::vector<DType> output_dtypes;
+  std::vector<Shape> output_shapes;
 };
 
 struct PlanInfo {
@@ -58,6 +65,8 @@ struct PlanInfo {
   size_t arena_bytes = 0;
   size_t constants_bytes = 0;
   size_t file_bytes = 0;
+  std::string model_producer;           // as recorded in the source model
+  std::string accelerator_fingerprint;  // empty when every node runs on the CPU
 };
 
 struct ContextOptions {
@@ -65,13 +74,19 @@ struct ContextOptions {
   int num_threads = 1;
 };
 
-class Engine {
+// Contexts keep their engine alive (shared ownership).
+class Engine : public std::enable_shared_from_this<Engine> {
  public:
   // Reads and verifies a plan file. The file is mapped into memory and its
   // constants are used in place.
   static Status Load(const std::string& path, std::shared_ptr<const Engine>* out);
   // Verifies and copies a plan held in memory.
   static Status LoadFromBuffer(const void* data, size_t size, std::shared_ptr<const Engine>* out);
+  // Same, looking kernels up in `registry` instead of KernelRegistry::Global()
+  // (custom kernels, tests). The registry is only used during the call.
+  static Status Load(const std::string& path, const KernelRegistry& registry, std::shared_ptr<const Engine>* out);
+  static Status LoadFromBuffer(const void* data, size_t size, const KernelRegistry& registry,
+                               std::shared_ptr<const Engine>* out);
 
   ~Engine();
 

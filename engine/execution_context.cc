@@ -1,0 +1,169 @@
+// ExecutionContext: the per-thread mutable state of a run. Everything is
+// allocated in Engine::CreateContext (arena, scratch, thread pool, pointer
+// tables); Run only fills the node argument table from the tensor pointer
+// table when bindings changed, then calls each kernel, so it never touches
+// the heap on success.
+#include <cstdint>
+#include <exception>
+#include <utility>
+
+#include "engine/aligned_buffer.h"
+#include "engine/engine_impl.h"
+#include "kernels/common/thread_pool.h"
+#include "loom/engine.h"
+
+namespace loom {
+namespace {
+
+constexpr int kMaxThreads = 256;
+
+std::string DescribeTensor(const TensorDesc& d) {
+  return std::string(DTypeName(d.dtype)) + " " + ShapeToString(d.shape);
+}
+
+// Index of the tensor named `name` in `list`, or -1.
+int FindByName(const std::vector<TensorDesc>& list, std::string_view name) {
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::string Names(const std::vector<TensorDesc>& list) {
+  std::string s;
+  for (const TensorDesc& d : list) s += (s.empty() ? "'" : ", '") + d.name + "'";
+  return s.empty() ? "none" : s;
+}
+
+Status CheckBuffer(const char* what, const TensorDesc& d, const void* data, size_t bytes) {
+  if (bytes != d.size_bytes) {
+    return Status::InvalidArgument(std::string(what) + " '" + d.name + "': buffer has " + std::to_string(bytes) +
+                                   " bytes, expected " + std::to_string(d.size_bytes) + " (" + DescribeTensor(d) + ")");
+  }
+  if (data == nullptr && bytes != 0)
+    return Status::InvalidArgument(std::string(what) + " '" + d.name + "': buffer is null");
+  const size_t align = DTypeSize(d.dtype);
+  if (align > 1 && reinterpret_cast<uintptr_t>(data) % align != 0) {
+    return Status::InvalidArgument(std::string(what) + " '" + d.name + "': buffer is not aligned to " +
+                                   std::to_string(align) + " bytes (" + DTypeName(d.dtype) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+class ExecutionContext::Impl {
+ public:
+  std::shared_ptr<const Engine> engine;
+  const EngineImpl* plan = nullptr;
+  AlignedBuffer arena;
+  AlignedBuffer scratch;
+  std::unique_ptr<StaticThreadPool> pool;
+  // Data of every tensor: constants in place, arena offsets, or bound caller
+  // memory. Constants are stored without const: only arena tensors are ever
+  // written (the verifier guarantees that node outputs are arena tensors).
+  std::vector<void*> tensor_data;
+  std::vector<uint8_t> input_bound;  // per graph input
+  std::vector<void*> node_args;      // tensor_data by EngineImpl::node_io
+  bool args_stale = true;
+
+  void DefaultPointers() {
+    tensor_data.assign(plan->slots.size(), nullptr);
+    for (size_t i = 0; i < plan->slots.size(); ++i) {
+      const TensorSlot& slot = plan->slots[i];
+      if (slot.kind == TensorSlot::Kind::kConstant)
+        tensor_data[i] = const_cast<uint8_t*>(plan->constants() + slot.offset);
+      else if (slot.kind == TensorSlot::Kind::kArena)
+        tensor_data[i] = arena.data() + slot.offset;
+    }
+  }
+};
+
+Status Engine::CreateContext(const ContextOptions& options, std::unique_ptr<ExecutionContext>* out) const {
+  if (options.num_threads < 1 || options.num_threads > kMaxThreads) {
+    return Status::InvalidArgument("num_threads is " + std::to_string(options.num_threads) + ", expected 1.." +
+                                   std::to_string(kMaxThreads));
+  }
+  auto impl = std::make_unique<ExecutionContext::Impl>();
+  impl->engine = shared_from_this();
+  impl->plan = impl_.get();
+  RETURN_IF_ERROR(impl->arena.Allocate(impl_->arena_bytes, "the activation arena"));
+  RETURN_IF_ERROR(impl->scratch.Allocate(impl_->ScratchBytes(options.num_threads), "kernel scratch memory"));
+  try {
+    impl->pool = std::make_unique<StaticThreadPool>(options.num_threads);
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("cannot start ") + std::to_string(options.num_threads) +
+                            " threads: " + e.what());
+  }
+  impl->DefaultPointers();
+  impl->input_bound.assign(impl_->inputs.size(), 0);
+  impl->node_args.assign(impl_->node_io.size(), nullptr);
+  out->reset(new ExecutionContext(std::move(impl)));
+  return Status::Ok();
+}
+
+ExecutionContext::ExecutionContext(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ExecutionContext::~ExecutionContext() = default;
+
+const Engine& ExecutionContext::engine() const { return *impl_->engine; }
+
+Status ExecutionContext::SetInput(std::string_view name, const void* data, size_t bytes) {
+  const EngineImpl& plan = *impl_->plan;
+  const int i = FindByName(plan.inputs, name);
+  if (i < 0) {
+    return Status::NotFound("no graph input named '" + std::string(name) + "' (inputs: " + Names(plan.inputs) + ")");
+  }
+  RETURN_IF_ERROR(CheckBuffer("input", plan.inputs[i], data, bytes));
+  impl_->tensor_data[plan.input_tensors[i]] = const_cast<void*>(data);  // read only: inputs are never written
+  impl_->input_bound[i] = 1;
+  impl_->args_stale = true;
+  return Status::Ok();
+}
+
+Status ExecutionContext::SetOutput(std::string_view name, void* data, size_t bytes) {
+  const EngineImpl& plan = *impl_->plan;
+  const int i = FindByName(plan.outputs, name);
+  if (i < 0) {
+    return Status::NotFound("no graph output named '" + std::string(name) + "' (outputs: " + Names(plan.outputs) + ")");
+  }
+  RETURN_IF_ERROR(CheckBuffer("output", plan.outputs[i], data, bytes));
+  impl_->tensor_data[plan.output_tensors[i]] = data;
+  impl_->args_stale = true;
+  return Status::Ok();
+}
+
+Status ExecutionContext::Run() {
+  Impl& c = *impl_;
+  const EngineImpl& plan = *c.plan;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    if (!c.input_bound[i]) {
+      return Status::InvalidArgument("input '" + plan.inputs[i].name + "' is not bound (call SetInput before Run)");
+    }
+  }
+  if (c.args_stale) {
+    for (size_t k = 0; k < plan.node_io.size(); ++k) {
+      const int32_t idx = plan.node_io[k];
+      c.node_args[k] = idx < 0 ? nullptr : c.tensor_data[idx];
+    }
+    c.args_stale = false;
+  }
+  KernelArgs args;
+  args.scratch = c.scratch.data();
+  args.pool = c.pool.get();
+  for (const PreparedNode& node : plan.nodes) {
+    args.inputs = c.node_args.data() + node.first_input;
+    args.num_inputs = node.num_inputs;
+    args.outputs = c.node_args.data() + node.first_output;
+    args.num_outputs = node.num_outputs;
+    const Status s = node.kernel->Run(args);
+    if (!s.ok()) return NodeError(s, node);
+  }
+  return Status::Ok();
+}
+
+const void* ExecutionContext::OutputData(std::string_view name) const {
+  const int i = FindByName(impl_->plan->outputs, name);
+  if (i < 0) return nullptr;
+  return impl_->tensor_data[impl_->plan->output_tensors[i]];
+}
+
+}  // namespace loom

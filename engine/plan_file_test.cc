@@ -1,0 +1,167 @@
+// The plan file header: magic, version, layout, padding and checksums, and
+// file errors (missing, empty, not a file).
+#include "engine/plan_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "engine/testing/plan_writer.h"
+#include "engine/testing/sample_plan.h"
+#include "engine/testing/test_kernels.h"
+#include "loom/engine.h"
+
+namespace loom {
+namespace {
+
+using testing::LoadLe64;
+using testing::ResealPlan;
+using testing::SamplePlan;
+using testing::StoreLe64;
+
+Status Load(const std::vector<uint8_t>& bytes) {
+  std::shared_ptr<const Engine> engine;
+  return Engine::LoadFromBuffer(bytes.data(), bytes.size(), testing::TestKernelRegistry(), &engine);
+}
+
+bool Contains(const Status& s, const std::string& text) { return s.message().find(text) != std::string::npos; }
+
+TEST(PlanFileTest, AcceptsWellFormedPlan) {
+  const std::vector<uint8_t> plan = SamplePlan();
+  std::unique_ptr<PlanFile> file;
+  ASSERT_TRUE(PlanFile::FromBuffer(plan.data(), plan.size(), &file).ok());
+  EXPECT_EQ(file->layout().format_major, kPlanFormatMajor);
+  EXPECT_EQ(file->metadata_bytes(), LoadLe64(plan, testing::kMetadataBytesAt));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(file->constants()) % kPlanAlignment, 0u);
+  EXPECT_EQ(file->constants_bytes(), 128u);
+}
+
+TEST(PlanFileTest, RefusesWrongMagic) {
+  std::vector<uint8_t> plan = SamplePlan();
+  plan[3] = 'X';
+  const Status s = Load(plan);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_TRUE(Contains(s, "not a Loom plan")) << s.message();
+}
+
+TEST(PlanFileTest, RefusesNewerMajorNamingBothVersions) {
+  testing::PlanWriter w = testing::SamplePlanWriter();
+  w.format_major = 2;
+  const Status s = Load(w.Finish());
+  EXPECT_EQ(s.code(), StatusCode::kVersionMismatch);
+  EXPECT_TRUE(Contains(s, "plan format 2.0 is newer than this engine (supports 1.x)")) << s.message();
+}
+
+TEST(PlanFileTest, RefusesOlderMajor) {
+  testing::PlanWriter w = testing::SamplePlanWriter();
+  w.format_major = 0;
+  w.format_minor = 9;
+  const Status s = Load(w.Finish());
+  EXPECT_EQ(s.code(), StatusCode::kVersionMismatch);
+  EXPECT_TRUE(Contains(s, "plan format 0.9 is older than this engine (supports 1.x)")) << s.message();
+}
+
+TEST(PlanFileTest, VersionIsCheckedBeforeTheRestOfTheHeader) {
+  std::vector<uint8_t> plan = SamplePlan();
+  plan[testing::kHeaderMajorAt] = 3;
+  plan.resize(20);  // truncated, but the version is what matters first
+  EXPECT_EQ(Load(plan).code(), StatusCode::kVersionMismatch);
+}
+
+TEST(PlanFileTest, AcceptsNewerMinor) {
+  testing::PlanWriter w = testing::SamplePlanWriter();
+  w.format_minor = 7;
+  const Status s = Load(w.Finish());
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+TEST(PlanFileTest, RefusesHeaderMetadataVersionDisagreement) {
+  testing::PlanWriter w = testing::SamplePlanWriter();
+  w.metadata_format_minor = 3;
+  const Status s = Load(w.Finish());
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_TRUE(Contains(s, "1.0")) << s.message();
+  EXPECT_TRUE(Contains(s, "1.3")) << s.message();
+}
+
+TEST(PlanFileTest, RefusesEveryTruncation) {
+  const std::vector<uint8_t> plan = SamplePlan();
+  for (size_t len = 0; len < plan.size(); ++len) {
+    std::vector<uint8_t> cut(plan.begin(), plan.begin() + static_cast<std::ptrdiff_t>(len));
+    const Status s = Load(cut);
+    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << "length " << len << ": " << s.ToString();
+    EXPECT_FALSE(s.message().empty());
+  }
+}
+
+TEST(PlanFileTest, ChecksumErrorsNameTheSection) {
+  std::vector<uint8_t> plan = SamplePlan();
+  const uint64_t metadata_at = LoadLe64(plan, testing::kMetadataOffsetAt);
+  std::vector<uint8_t> bad = plan;
+  bad[metadata_at + 40] ^= 0x10;
+  Status s = Load(bad);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_TRUE(Contains(s, "metadata section checksum")) << s.message();
+
+  bad = plan;
+  bad[LoadLe64(plan, testing::kConstantsOffsetAt) + 5] ^= 0x01;
+  s = Load(bad);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_TRUE(Contains(s, "constants section checksum")) << s.message();
+}
+
+TEST(PlanFileTest, RefusesBadLayouts) {
+  const std::vector<uint8_t> plan = SamplePlan();
+  std::vector<uint8_t> bad = plan;
+  StoreLe64(&bad, testing::kConstantsOffsetAt, LoadLe64(plan, testing::kConstantsOffsetAt) + 8);
+  EXPECT_TRUE(Contains(Load(bad), "not a multiple of 64"));
+
+  bad = plan;
+  StoreLe64(&bad, testing::kMetadataBytesAt, plan.size());
+  EXPECT_TRUE(Contains(Load(bad), "extends past the end"));
+
+  bad = plan;
+  StoreLe64(&bad, testing::kConstantsBytesAt, ~0ull);
+  EXPECT_TRUE(Contains(Load(bad), "extends past the end"));
+
+  bad = plan;
+  bad.push_back(7);  // trailing garbage
+  ResealPlan(&bad);
+  EXPECT_TRUE(Contains(Load(bad), "outside its sections"));
+
+  bad = plan;
+  bad[testing::kHeaderBytesAt] = 32;
+  EXPECT_TRUE(Contains(Load(bad), "header size"));
+}
+
+std::string TempPath(const char* tag) {
+  return ::testing::TempDir() + "loom_plan_file_test_" + tag + "_" + std::to_string(getpid());
+}
+
+TEST(PlanFileTest, FileErrors) {
+  std::shared_ptr<const Engine> engine;
+  Status s = Engine::Load(TempPath("missing"), &engine);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_TRUE(Contains(s, "cannot open plan")) << s.message();
+  EXPECT_TRUE(Contains(s, "missing")) << s.message();
+
+  const std::string empty = TempPath("empty");
+  { std::ofstream f(empty, std::ios::binary); }
+  s = Engine::Load(empty, &engine);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_TRUE(Contains(s, "empty")) << s.message();
+  EXPECT_TRUE(Contains(s, empty)) << s.message();
+  std::remove(empty.c_str());
+
+  s = Engine::Load(::testing::TempDir(), &engine);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(Contains(s, "not a regular file")) << s.message();
+
+  s = Engine::LoadFromBuffer(nullptr, 0, &engine);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+}
+
+}  // namespace
+}  // namespace loom

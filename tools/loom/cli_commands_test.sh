@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# End-to-end checks of `loom run|inspect|bench` and of the CLI's error
+# convention (one line "loom: error: <message>" on stderr, exit code 1).
+# Usage: cli_commands_test.sh LOOM FIXTURE WORKDIR
+set -u
+LOOM=$1 FIXTURE=$2 WORK=$3
+rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
+"$FIXTURE" write "$WORK" || { echo "FAIL: fixture"; exit 1; }
+PLAN=$WORK/model.plan
+failures=0
+pass() { echo "ok: $1"; }
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+
+# expect_ok NAME CMD...   : exit 0
+expect_ok() {
+  local name=$1; shift
+  if "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"; then pass "$name"; else fail "$name (exit $?): $(cat "$WORK/err.txt")"; fi
+}
+# expect_error NAME PATTERN CMD...   : exit 1, exactly one stderr line "loom: error: ..." matching PATTERN
+expect_error() {
+  local name=$1 pattern=$2; shift 2
+  "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"
+  local code=$?
+  local lines
+  lines=$(wc -l <"$WORK/err.txt")
+  if [[ $code -ne 1 ]]; then fail "$name: exit code $code, expected 1"; return; fi
+  if [[ $lines -ne 1 ]]; then fail "$name: $lines stderr lines, expected 1: $(cat "$WORK/err.txt")"; return; fi
+  if ! grep -q "^loom: error: .*$pattern" "$WORK/err.txt"; then fail "$name: '$(cat "$WORK/err.txt")' lacks '$pattern'"; return; fi
+  pass "$name"
+}
+# expect_nonzero NAME CMD...   : CLI11 usage errors keep CLI11's message, exit non-zero
+expect_nonzero() {
+  local name=$1; shift
+  if "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"; then fail "$name: exit 0"; else pass "$name"; fi
+}
+
+expect_ok "help" "$LOOM" --help
+grep -q "run" "$WORK/out.txt" && grep -q "inspect" "$WORK/out.txt" && grep -q "bench" "$WORK/out.txt" || fail "help lists subcommands"
+expect_nonzero "no subcommand" "$LOOM"
+expect_nonzero "unknown subcommand" "$LOOM" frobnicate
+expect_nonzero "bad thread count" "$LOOM" run "$PLAN" --random --threads 0
+expect_nonzero "missing plan argument" "$LOOM" run
+
+expect_ok "run with npy inputs" "$LOOM" run "$PLAN" --input "a=$WORK/a.npy" --input "b=$WORK/b.npy" --output "$WORK/out1"
+"$FIXTURE" check "$WORK/out1" && pass "npy outputs correct" || fail "npy outputs correct"
+expect_ok "run with --input-pb (matched by name)" "$LOOM" run "$PLAN" --input-pb "$WORK/pb" --output "$WORK/out2" --threads 2
+"$FIXTURE" check "$WORK/out2" && pass "pb outputs correct" || fail "pb outputs correct"
+expect_ok "run --random prints a summary" "$LOOM" run "$PLAN" --random --seed 3
+grep -q "y/out: float32 2x3" "$WORK/out.txt" && grep -q "min" "$WORK/out.txt" && pass "summary" || fail "summary: $(cat "$WORK/out.txt")"
+expect_ok "run mixes a given input with random ones" "$LOOM" run "$PLAN" --input "a=$WORK/a.npy" --random
+
+expect_error "unbound input" "input 'a' (float32 2x3) is not given" "$LOOM" run "$PLAN"
+expect_error "wrong input shape" "input 'a': expected float32 2x3, got float32 6" "$LOOM" run "$PLAN" --input "a=$WORK/bad.npy" --random
+expect_error "unknown input name" "no graph input named 'zz'" "$LOOM" run "$PLAN" --input "zz=$WORK/a.npy" --random
+expect_error "missing input file" "cannot open" "$LOOM" run "$PLAN" --input "a=$WORK/none.npy" --random
+expect_error "missing plan" "cannot open plan" "$LOOM" run "$WORK/none.plan" --random
+printf 'LOOMPLAN' >"$WORK/short.plan"
+expect_error "truncated plan" "truncated" "$LOOM" inspect "$WORK/short.plan"
+: >"$WORK/empty.plan"
+expect_error "empty plan" "empty" "$LOOM" bench "$WORK/empty.plan"
+expect_error "empty pb folder" "no input_0.pb" "$LOOM" run "$PLAN" --input-pb "$WORK"
+
+expect_ok "inspect" "$LOOM" inspect "$PLAN" --explain
+grep -q "cpu.Add" "$WORK/out.txt" && grep -q "2x3, 2x3 -> 2x3" "$WORK/out.txt" && grep -q "why: cpu: no accelerator" "$WORK/out.txt" \
+  && pass "inspect table" || fail "inspect table: $(cat "$WORK/out.txt")"
+expect_ok "inspect --json" "$LOOM" inspect "$PLAN" --json
+if [[ -x /usr/bin/python3 ]]; then
+  /usr/bin/python3 - "$WORK/out.txt" <<'PY' && pass "inspect json fields" || fail "inspect json fields"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["format_version"] == "1.0", j["format_version"]
+assert [n["kernel"] for n in j["nodes"]] == ["cpu.Add", "cpu.Relu"]
+assert j["nodes"][1]["inputs"] == ["sum"] and j["nodes"][1]["outputs"] == ["y/out"]
+assert j["inputs"][0] == {"name": "a", "dtype": "float32", "shape": [2, 3], "size_bytes": 24}
+assert j["outputs"][1]["name"] == "y/out"
+assert j["arena_bytes"] > 0 and j["constants_bytes"] == 0
+for key in ("producer", "model_hash", "nodes"):
+    assert key in j
+PY
+fi
+expect_ok "bench --json" "$LOOM" bench "$PLAN" --iters 5 --warmup 1 --json --threads 2
+if [[ -x /usr/bin/python3 ]]; then
+  /usr/bin/python3 -c "
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j['iters'] == 5 and j['threads'] == 2
+assert 0 <= j['min_ms'] <= j['median_ms'] <= j['p90_ms'] <= j['p99_ms']
+assert j['mean_ms'] >= j['min_ms']
+" "$WORK/out.txt" && pass "bench json fields" || fail "bench json fields"
+fi
+expect_ok "bench text" "$LOOM" bench "$PLAN" --iters 3
+grep -q "median" "$WORK/out.txt" || fail "bench text shows median"
+
+echo "$failures failure(s)"
+[[ $failures -eq 0 ]]

@@ -1,0 +1,106 @@
+// `loom bench MODEL.plan [--threads N] [--iters K] [--warmup W] [--seed S] [--json]`
+// Binds seeded random inputs, runs W warm-up iterations, then times K runs
+// with steady_clock and reports min / median / p90 / p99 / mean in ms.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <numeric>
+
+#include "tools/loom/cli_util.h"
+#include "tools/loom/commands.h"
+#include "tools/loom/json_writer.h"
+
+namespace loom {
+namespace cli {
+namespace {
+
+struct BenchOptions {
+  std::string plan;
+  int threads = 1;
+  int iters = 50;
+  int warmup = 5;
+  uint64_t seed = 0;
+  bool json = false;
+};
+
+// Nearest-rank percentile of sorted samples, p in (0, 100].
+double Percentile(const std::vector<double>& sorted, double p) {
+  const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+int Bench(const BenchOptions& o) {
+  std::shared_ptr<const Engine> engine;
+  Status s = LoadEngine(o.plan, &engine);
+  if (!s.ok()) return ReportError(s);
+  std::unique_ptr<ExecutionContext> ctx;
+  s = engine->CreateContext({o.threads}, &ctx);
+  if (!s.ok()) return ReportError(s);
+  std::mt19937_64 rng(o.seed);
+  std::vector<HostTensor> inputs;
+  for (const TensorDesc& d : engine->inputs()) inputs.push_back(RandomTensor(d, &rng));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    s = ctx->SetInput(engine->inputs()[i].name, inputs[i].data.data(), inputs[i].data.size());
+    if (!s.ok()) return ReportError(s);
+  }
+  for (int i = 0; i < o.warmup; ++i) {
+    s = ctx->Run();
+    if (!s.ok()) return ReportError(s);
+  }
+  std::vector<double> ms;
+  ms.reserve(static_cast<size_t>(o.iters));
+  for (int i = 0; i < o.iters; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    s = ctx->Run();
+    const auto end = std::chrono::steady_clock::now();
+    if (!s.ok()) return ReportError(s);
+    ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+  const double median =
+      sorted.size() % 2 ? sorted[sorted.size() / 2] : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  if (o.json) {
+    JsonWriter j;
+    j.BeginObject()
+        .Field("plan", o.plan)
+        .IntField("threads", o.threads)
+        .IntField("iters", o.iters)
+        .IntField("warmup", o.warmup)
+        .NumberField("min_ms", sorted.front())
+        .NumberField("median_ms", median)
+        .NumberField("p90_ms", Percentile(sorted, 90))
+        .NumberField("p99_ms", Percentile(sorted, 99))
+        .NumberField("mean_ms", mean)
+        .NumberField("max_ms", sorted.back())
+        .EndObject();
+    std::fputs(j.str().c_str(), stdout);
+  } else {
+    std::printf("bench %s: %d thread%s, %d warm-up + %d timed runs\n", o.plan.c_str(), o.threads,
+                o.threads == 1 ? "" : "s", o.warmup, o.iters);
+    std::printf("  min %s  median %s  p90 %s  p99 %s  mean %s\n", FormatMs(sorted.front()).c_str(),
+                FormatMs(median).c_str(), FormatMs(Percentile(sorted, 90)).c_str(),
+                FormatMs(Percentile(sorted, 99)).c_str(), FormatMs(mean).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddBenchCommand(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<BenchOptions>();
+  CLI::App* cmd = app.add_subcommand("bench", "Time runs of a plan on random inputs");
+  cmd->add_option("plan", o->plan, "Plan file")->required();
+  cmd->add_option("--threads,-t", o->threads, "Threads used inside each run (default 1)")->check(CLI::Range(1, 256));
+  cmd->add_option("--iters,-n", o->iters, "Timed runs (default 50)")->check(CLI::Range(1, 100000000));
+  cmd->add_option("--warmup,-w", o->warmup, "Untimed warm-up runs (default 5)")->check(CLI::Range(0, 100000000));
+  cmd->add_option("--seed", o->seed, "Random seed for the inputs (default 0)");
+  cmd->add_flag("--json", o->json, "Machine-readable output");
+  cmd->callback([o, exit_code] { *exit_code = Bench(*o); });
+}
+
+}  // namespace cli
+}  // namespace loom

@@ -1,0 +1,169 @@
+// `loom inspect MODEL.plan [--json] [--explain]`
+// Shows what a plan holds: format version, producer, memory sizes, graph
+// inputs and outputs, and one row per node (name, op, fused ops, kernel,
+// device, input -> output shapes); --explain adds each placement reason.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "tools/loom/cli_util.h"
+#include "tools/loom/commands.h"
+#include "tools/loom/json_writer.h"
+
+namespace loom {
+namespace cli {
+namespace {
+
+struct InspectOptions {
+  std::string plan;
+  bool json = false;
+  bool explain = false;
+};
+
+std::string Join(const std::vector<std::string>& parts, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? sep : "") + parts[i];
+  return s;
+}
+
+std::string Shapes(const std::vector<Shape>& shapes, const std::vector<std::string>& names) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < shapes.size(); ++i) parts.push_back(names[i].empty() ? "-" : ShapeToString(shapes[i]));
+  return Join(parts, ", ");
+}
+
+std::string Version(const PlanInfo& info) {
+  return std::to_string(info.format_major) + "." + std::to_string(info.format_minor);
+}
+
+void WriteTensorList(JsonWriter* j, const std::vector<TensorDesc>& list) {
+  j->BeginArray();
+  for (const TensorDesc& d : list) {
+    j->BeginObject().Field("name", d.name).Field("dtype", DTypeName(d.dtype)).Key("shape").BeginArray(true);
+    for (int64_t dim : d.shape) j->Int(dim);
+    j->EndArray().Key("size_bytes").UInt(d.size_bytes).EndObject();
+  }
+  j->EndArray();
+}
+
+void WriteShapes(JsonWriter* j, const std::vector<Shape>& shapes) {
+  j->BeginArray(true);
+  for (const Shape& s : shapes) {
+    j->BeginArray();
+    for (int64_t dim : s) j->Int(dim);
+    j->EndArray();
+  }
+  j->EndArray();
+}
+
+void PrintJson(const std::string& path, const Engine& engine) {
+  const PlanInfo& info = engine.info();
+  JsonWriter j;
+  j.BeginObject();
+  j.Field("plan", path);
+  j.Field("format_version", Version(info));
+  j.Field("producer", info.producer);
+  j.Field("model_hash", info.model_hash);
+  j.Field("model_producer", info.model_producer);
+  j.Field("accelerator_fingerprint", info.accelerator_fingerprint);
+  j.Key("arena_bytes").UInt(info.arena_bytes);
+  j.Key("constants_bytes").UInt(info.constants_bytes);
+  j.Key("file_bytes").UInt(info.file_bytes);
+  j.Key("inputs");
+  WriteTensorList(&j, engine.inputs());
+  j.Key("outputs");
+  WriteTensorList(&j, engine.outputs());
+  j.Key("nodes").BeginArray();
+  for (const NodeDesc& n : engine.nodes()) {
+    j.BeginObject().Field("name", n.name).Field("op", n.op).Key("fused").BeginArray(true);
+    for (const std::string& f : n.fused) j.String(f);
+    j.EndArray().Field("kernel", n.kernel).Field("device", n.device).Key("inputs").BeginArray(true);
+    for (const std::string& s : n.inputs) j.String(s);
+    j.EndArray().Key("outputs").BeginArray(true);
+    for (const std::string& s : n.outputs) j.String(s);
+    j.EndArray().Key("input_shapes");
+    WriteShapes(&j, n.input_shapes);
+    j.Key("output_shapes");
+    WriteShapes(&j, n.output_shapes);
+    j.Field("placement_reason", n.placement_reason).EndObject();
+  }
+  j.EndArray();
+  j.EndObject();
+  std::fputs(j.str().c_str(), stdout);
+}
+
+// Prints rows as columns padded to their widest cell.
+void PrintTable(const std::vector<std::vector<std::string>>& rows, const std::vector<std::string>& notes) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()), 0);
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::string line = " ";
+    for (size_t c = 0; c < rows[r].size(); ++c) {
+      line += " " + rows[r][c];
+      if (c + 1 < rows[r].size()) line.append(width[c] - rows[r][c].size() + 1, ' ');
+    }
+    std::printf("%s\n", line.c_str());
+    if (r < notes.size() && !notes[r].empty()) std::printf("        %s\n", notes[r].c_str());
+  }
+}
+
+void PrintText(const std::string& path, const Engine& engine, bool explain) {
+  const PlanInfo& info = engine.info();
+  std::printf("plan: %s\n", path.c_str());
+  std::printf("  format %s, %s\n", Version(info).c_str(), FormatBytes(info.file_bytes).c_str());
+  std::printf("  producer: %s\n", info.producer.empty() ? "-" : info.producer.c_str());
+  std::printf("  model: hash %s, producer %s\n", info.model_hash.empty() ? "-" : info.model_hash.c_str(),
+              info.model_producer.empty() ? "-" : info.model_producer.c_str());
+  if (!info.accelerator_fingerprint.empty()) std::printf("  accelerator: %s\n", info.accelerator_fingerprint.c_str());
+  std::printf("  arena: %s\n  constants: %s\n", FormatBytes(info.arena_bytes).c_str(),
+              FormatBytes(info.constants_bytes).c_str());
+
+  for (int which = 0; which < 2; ++which) {
+    const auto& list = which == 0 ? engine.inputs() : engine.outputs();
+    std::printf("%s (%zu):\n", which == 0 ? "inputs" : "outputs", list.size());
+    std::vector<std::vector<std::string>> rows;
+    for (const TensorDesc& d : list) rows.push_back({d.name, DTypeName(d.dtype), ShapeToString(d.shape)});
+    PrintTable(rows, {});
+  }
+
+  std::printf("nodes (%zu):\n", engine.nodes().size());
+  std::vector<std::vector<std::string>> rows = {{"#", "name", "op", "fused", "kernel", "device", "shapes"}};
+  std::vector<std::string> notes = {""};
+  for (size_t i = 0; i < engine.nodes().size(); ++i) {
+    const NodeDesc& n = engine.nodes()[i];
+    rows.push_back({std::to_string(i), n.name.empty() ? "-" : n.name, n.op, n.fused.empty() ? "-" : Join(n.fused, "+"),
+                    n.kernel, n.device,
+                    Shapes(n.input_shapes, n.inputs) + " -> " + Shapes(n.output_shapes, n.outputs)});
+    notes.push_back(explain ? "why: " + (n.placement_reason.empty() ? std::string("-") : n.placement_reason) : "");
+  }
+  PrintTable(rows, notes);
+}
+
+int Inspect(const InspectOptions& o) {
+  std::shared_ptr<const Engine> engine;
+  const Status s = LoadEngine(o.plan, &engine);
+  if (!s.ok()) return ReportError(s);
+  if (o.json) {
+    PrintJson(o.plan, *engine);
+  } else {
+    PrintText(o.plan, *engine, o.explain);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddInspectCommand(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Show the nodes, tensors and sizes of a plan");
+  cmd->add_option("plan", o->plan, "Plan file")->required();
+  cmd->add_flag("--json", o->json, "Machine-readable output");
+  cmd->add_flag("--explain", o->explain, "Show why each node was placed where it is");
+  cmd->callback([o, exit_code] { *exit_code = Inspect(*o); });
+}
+
+}  // namespace cli
+}  // namespace loom
