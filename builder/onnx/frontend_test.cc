@@ -96,6 +96,14 @@ TEST(FrontendTest, DomainsAndCheckerErrors) {
   bad.Node("NotAnOnnxOp", {"x"}, {"y"});
   bad.Output("y", {2});
   l = LoadModel(bad);
+  EXPECT_EQ(l.status.code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(Contains(l.status.message(), "unsupported op 'NotAnOnnxOp'")) << l.status.message();
+
+  OnnxModel undefined_input;
+  undefined_input.Input("x", {2});
+  undefined_input.Node("Relu", {"z"}, {"y"});
+  undefined_input.Output("y", {2});
+  l = LoadModel(undefined_input);
   EXPECT_FALSE(l.status.ok());
   EXPECT_TRUE(Contains(l.status.message(), "ONNX checker")) << l.status.message();
   EXPECT_FALSE(Contains(l.status.message(), "\n"));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "onnx/checker.h"
+#include "onnx/defs/schema.h"
 
 namespace loom {
 namespace onnx_import {
@@ -91,7 +92,14 @@ Status RunOnnxChecker(const onnx::ModelProto& model) {
 
 Status CheckDomains(const onnx::ModelProto& model, const KernelRegistry& registry) {
   for (const onnx::NodeProto& n : model.graph().node()) {
-    if (IsDefaultDomain(n.domain())) continue;
+    if (IsDefaultDomain(n.domain())) {
+      // Named here rather than left to the checker, whose message would not
+      // say that the op is unsupported.
+      if (!onnx::OpSchemaRegistry::Schema(n.op_type(), "") && registry.FindByOp(n.op_type(), "").empty())
+        return Status::Unsupported("node " + NodeLabel(n) + ": unsupported op '" + n.op_type() +
+                                   "' (not an ONNX operator)");
+      continue;
+    }
     if (registry.FindByOp(n.op_type(), n.domain()).empty())
       return Status::Unsupported("node " + NodeLabel(n) + ": unsupported op '" + n.op_type() + "' in domain '" +
                                  n.domain() + "'");
