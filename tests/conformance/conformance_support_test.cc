@@ -64,6 +64,18 @@ TEST(CompareTensorsTest, AcceptsCloseFloats) {
   EXPECT_TRUE(CompareTensors(expected, Ref(actual)).ok());
 }
 
+TEST(CompareTensorsTest, BFloat16AllowsOneUlp) {
+  // 0.478515625 is bfloat16 0x3EF5; one ulp up is 0x3EF6, two ulps 0x3EF7.
+  HostTensor expected = MakeTensor<uint16_t>({1}, {0x3EF5});
+  expected.dtype = DType::kBFloat16;
+  HostTensor one_ulp = MakeTensor<uint16_t>({1}, {0x3EF6});
+  one_ulp.dtype = DType::kBFloat16;
+  HostTensor two_ulps = MakeTensor<uint16_t>({1}, {0x3EF7});
+  two_ulps.dtype = DType::kBFloat16;
+  EXPECT_TRUE(CompareTensors(expected, Ref(one_ulp)).ok());
+  EXPECT_FALSE(CompareTensors(expected, Ref(two_ulps)).ok());
+}
+
 TEST(CompareTensorsTest, ReportsFirstMismatchAndCount) {
   HostTensor expected = MakeTensor<float>({4}, {1, 2, 3, 4});
   HostTensor actual = MakeTensor<float>({4}, {1, 2.5f, 3, 5});

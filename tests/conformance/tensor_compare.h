@@ -1,7 +1,8 @@
 // Compares a tensor computed by Loom with an expected one the way ONNX's
 // backend tests do: floating-point elements within |a - e| <= atol + rtol*|e|
 // (NaN matches NaN, infinities match only the same infinity), integers and
-// bools exactly; dtype and shape must be equal.
+// bools exactly; dtype and shape must be equal. bfloat16 elements may differ
+// by one bfloat16 ulp (rtol 2^-7), since rtol 1e-3 is finer than the type.
 #pragma once
 
 #include <cstddef>
