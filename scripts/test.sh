@@ -56,9 +56,11 @@ configure_and_build() {
   cmake -G Ninja -S "$ROOT" -B "$dir" "$@" && ninja -C "$dir" -j"$JOBS"
 }
 
+# The end-to-end labels print their counts and tables even when they pass.
 ctest_label() {
-  local dir=$1 label=$2
-  ctest --test-dir "$dir" -L "^${label}\$" --output-on-failure --no-tests=error -j"$JOBS"
+  local dir=$1 label=$2 verbose=()
+  [[ $label == unit ]] || verbose=(-V)
+  ctest --test-dir "$dir" -L "^${label}\$" --output-on-failure --no-tests=error -j"$JOBS" "${verbose[@]}"
 }
 
 run_stage deps bash "$ROOT/scripts/install_deps.sh"
