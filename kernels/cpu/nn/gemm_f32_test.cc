@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -214,6 +215,8 @@ double ThreadCpuSeconds() {
 
 // Throughput report (no assertion on speed: the machine is shared).
 TEST(GemmF32, Throughput) {
+  // A measurement, not a check: opt in with LOOM_KERNEL_TIMINGS=1.
+  if (!std::getenv("LOOM_KERNEL_TIMINGS")) GTEST_SKIP() << "set LOOM_KERNEL_TIMINGS=1 to print timings";
   for (int64_t size : {256, 1024}) {
     for (int threads : {1, 2}) {
       const auto a = Random(size * size, 1), b = Random(size * size, 2);
