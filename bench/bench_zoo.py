@@ -4,8 +4,8 @@
   bench_zoo.py BUILD_DIR [MODELS_DIR] [--threads 1,2] [--iters K] [--warmup W]
 
 MODELS_DIR (default BUILD_DIR/models/zoo) holds <name>/model.onnx from
-scripts/export_zoo.py. Each model is built once (<name>/model.plan) and
-benchmarked at each thread count; rows are ready to paste into bench/README.md.
+scripts/export_zoo.py. Each model is built (<name>/model.plan) with this
+build's loom and benchmarked at each thread count; rows are ready to paste into bench/README.md.
 """
 import argparse
 import json
@@ -47,8 +47,10 @@ def main():
     for name in names:
         model = os.path.join(models_dir, name, "model.onnx")
         plan = os.path.join(models_dir, name, "model.plan")
-        if not os.path.exists(plan):
-            subprocess.run([loom, "build", model, "-o", plan], check=True, capture_output=True)
+        b = subprocess.run([loom, "build", model, "-o", plan], capture_output=True, text=True)
+        if b.returncode != 0:
+            print(f"| {name} | {machine} | - | build error: {b.stderr.strip()} | | {commit} |")
+            continue
         for threads in args.threads.split(","):
             p = subprocess.run([loom, "bench", plan, "--json", "--threads", threads, "--iters", str(args.iters),
                                 "--warmup", str(args.warmup)], capture_output=True, text=True)
