@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "common/dtype.h"
-#include "kernels/common/attributes.h"
+#include "common/attributes.h"
 #include "kernels/common/kernel.h"
 #include "schemas/plan_generated.h"
 

@@ -17,6 +17,7 @@ KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node) {
     t.present = true;
     t.dtype = v.dtype;
     t.shape = v.shape;
+    t.layout = v.layout;
     t.quant = v.quant;
     if (v.data) t.const_data = v.data->data();
     return t;

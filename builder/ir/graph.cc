@@ -7,6 +7,7 @@
 #include <queue>
 #include <unordered_set>
 
+#include "common/node_label.h"
 #include "schemas/plan_format.h"
 
 namespace loom {
@@ -36,9 +37,7 @@ size_t Value::num_bytes() const {
   return n < 0 ? 0 : static_cast<size_t>(n) * DTypeSize(dtype);
 }
 
-std::string Node::Label() const {
-  return (name.empty() ? std::string("<unnamed>") : name) + " (" + op + ")";
-}
+std::string Node::Label() const { return NodeLabel(name, op, 0); }
 
 int Graph::AddValue(Value v) {
   values_.push_back(std::move(v));
@@ -56,6 +55,8 @@ int Graph::AddConstant(std::string name, DType dtype, Shape shape, ConstData dat
 }
 
 int Graph::AddNode(Node n) {
+  // Every node has a name, so every message names it the same way.
+  if (n.name.empty()) n.name = n.op + "_" + std::to_string(nodes_.size());
   nodes_.push_back(std::move(n));
   return static_cast<int>(nodes_.size()) - 1;
 }

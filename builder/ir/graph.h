@@ -14,11 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "common/attributes.h"
+#include "common/device.h"
 #include "common/dtype.h"
+#include "common/layout.h"
+#include "common/quant_params.h"
 #include "common/status.h"
-#include "kernels/common/attributes.h"
-#include "kernels/common/kernel.h"
-#include "kernels/common/registry.h"
 
 namespace loom {
 namespace ir {
@@ -52,6 +53,10 @@ struct Value {
   Shape shape;
   bool shape_known = false;  // false until import or inference settles every dim
   ConstData data;            // non-null for constants
+  Layout layout = Layout::kRowMajor;  // how the data is arranged; shape stays in ONNX order
+  // Where an activation lives at run time: device-visible when an
+  // accelerator node reads or writes it (set after placement).
+  MemorySpace memory_space = MemorySpace::kHost;
   QuantParams quant;
 
   bool is_constant() const { return data != nullptr; }
@@ -74,7 +79,8 @@ struct Node {
   std::string placement_reason;
   bool dead = false;  // removed by a pass; dropped by Graph::Compact()
 
-  // "conv1 (Conv)" for messages.
+  // "conv1 (Conv)" for messages (common/node_label.h). Graph::AddNode names
+  // nodes that arrive without a name.
   std::string Label() const;
 };
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "kernels/common/attributes.h"
+#include "common/attributes.h"
 #include "onnx/onnx_pb.h"
 
 namespace loom {

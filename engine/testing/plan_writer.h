@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "common/dtype.h"
-#include "kernels/common/attributes.h"
+#include "common/attributes.h"
 
 namespace loom {
 namespace testing {

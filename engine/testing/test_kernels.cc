@@ -130,11 +130,11 @@ class RefuseKernel final : public Kernel {
 const KernelRegistry& TestKernelRegistry() {
   static const KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();
-    r->Add({"test.Add", "Add", "", Device::kCpu, MakeKernel<AddKernel>});
-    r->Add({"test.Relu", "Relu", "", Device::kCpu, MakeKernel<ReluKernel>});
-    r->Add({"test.Scale", "Scale", "", Device::kCpu, MakeKernel<ScaleKernel>});
-    r->Add({"test.Check", "Check", "", Device::kCpu, MakeKernel<CheckKernel>});
-    r->Add({"test.Refuse", "Refuse", "", Device::kCpu, MakeKernel<RefuseKernel>});
+    r->Add({"test.Add", "Add", "", Device::kCpu, MakeKernel<AddKernel>, LayoutBit(Layout::kRowMajor)});
+    r->Add({"test.Relu", "Relu", "", Device::kCpu, MakeKernel<ReluKernel>, LayoutBit(Layout::kRowMajor)});
+    r->Add({"test.Scale", "Scale", "", Device::kCpu, MakeKernel<ScaleKernel>, LayoutBit(Layout::kRowMajor)});
+    r->Add({"test.Check", "Check", "", Device::kCpu, MakeKernel<CheckKernel>, LayoutBit(Layout::kRowMajor)});
+    r->Add({"test.Refuse", "Refuse", "", Device::kCpu, MakeKernel<RefuseKernel>, LayoutBit(Layout::kRowMajor)});
     return r;
   }();
   return *registry;

@@ -24,26 +24,22 @@
 #include <string>
 #include <vector>
 
+#include "common/attributes.h"
 #include "common/dtype.h"
+#include "common/layout.h"
+#include "common/quant_params.h"
 #include "common/status.h"
-#include "kernels/common/attributes.h"
+#include "kernels/common/device_context.h"
 #include "kernels/common/parallel.h"
 
 namespace loom {
-
-// Quantization parameters of a tensor (filled by the int8 work; empty = none).
-struct QuantParams {
-  std::vector<float> scale;
-  std::vector<int64_t> zero_point;
-  int32_t axis = 0;
-  bool empty() const { return scale.empty(); }
-};
 
 // A tensor as Prepare sees it.
 struct TensorInfo {
   bool present = false;              // false for an omitted optional input
   DType dtype = DType::kUndefined;
   Shape shape;
+  Layout layout = Layout::kRowMajor;  // how the data is arranged (shape stays in ONNX order)
   QuantParams quant;
   // Non-null when the value is constant (an initializer or a folded result):
   // row-major data of NumElements(shape) * DTypeSize(dtype) bytes, valid for
@@ -64,6 +60,12 @@ struct KernelSetup {
   Attributes attrs;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;  // dtype and shape are always set
+  // The configuration of the device the node is placed on: the build
+  // target's while building, the loaded device's (or the CPU's) in the
+  // engine. Null means the CPU; read it through device().
+  const DeviceConfig* device_config = nullptr;
+
+  const DeviceConfig& device() const { return device_config ? *device_config : CpuDeviceConfig(); }
 
   // Helpers for messages: "<node> (<op>): <what>".
   Status Error(StatusCode code, const std::string& what) const;
@@ -82,6 +84,7 @@ struct KernelArgs {
   size_t num_outputs = 0;
   void* scratch = nullptr;  // ScratchBytes() bytes, 64-byte aligned, not zeroed
   ThreadPool* pool = nullptr;  // null means run serially
+  DeviceRuntime* device = nullptr;  // the node's device at run time; null for CPU nodes
 
   template <typename T> const T* in(size_t i) const { return static_cast<const T*>(inputs[i]); }
   template <typename T> T* out(size_t i) const { return static_cast<T*>(outputs[i]); }

@@ -1,10 +1,6 @@
 #include "kernels/common/registry.h"
 
-#include "kernels/cpu/cpu_kernels.h"
-
 namespace loom {
-
-const char* DeviceName(Device d) { return d == Device::kFpga ? "fpga" : "cpu"; }
 
 void KernelRegistry::AddCpu(const char* op, KernelFactory create, const char* variant, const char* domain) {
   KernelDef def;
@@ -35,7 +31,7 @@ std::vector<const KernelDef*> KernelRegistry::FindByOp(std::string_view op, std:
 const KernelRegistry& KernelRegistry::Global() {
   static const KernelRegistry* registry = [] {
     auto* r = new KernelRegistry();
-    RegisterCpuKernels(r);
+    RegisterBuiltinKernels(r);
     return r;
   }();
   return *registry;

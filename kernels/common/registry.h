@@ -10,12 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/device.h"
+#include "common/layout.h"
 #include "kernels/common/kernel.h"
 
 namespace loom {
-
-enum class Device { kCpu = 0, kFpga = 1 };
-const char* DeviceName(Device d);
 
 using KernelFactory = std::unique_ptr<Kernel> (*)();
 
@@ -25,6 +24,10 @@ struct KernelDef {
   std::string domain;  // "" for the default ONNX domain
   Device device = Device::kCpu;
   KernelFactory create = nullptr;
+  // Layouts the kernel reads and writes (LayoutBit mask). The builder and
+  // the engine refuse a node whose tensors use another; CPU kernels take
+  // row-major data.
+  unsigned layouts = LayoutBit(Layout::kRowMajor);
 };
 
 class KernelRegistry {
@@ -39,12 +42,18 @@ class KernelRegistry {
   std::vector<const KernelDef*> FindByOp(std::string_view op, std::string_view domain = "") const;
   const std::vector<KernelDef>& all() const { return defs_; }
 
-  // The process-wide registry with every built-in kernel, filled on first use.
+  // The process-wide registry with every built-in kernel, filled on first use
+  // by RegisterBuiltinKernels.
   static const KernelRegistry& Global();
 
  private:
   std::vector<KernelDef> defs_;
 };
+
+// Adds the kernel groups of this build configuration. Defined by the one
+// file of kernels/registration/ that the build links (kernels/common knows
+// no group).
+void RegisterBuiltinKernels(KernelRegistry* r);
 
 template <typename K> std::unique_ptr<Kernel> MakeKernel() { return std::make_unique<K>(); }
 

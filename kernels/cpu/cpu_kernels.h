@@ -1,5 +1,6 @@
-// Registration of the CPU kernels, by group. Each group's register.cc lists
-// its kernels one line each:  r->AddCpu("Relu", MakeKernel<ReluKernel>);
+// The CPU kernel groups. Each group's register.cc lists its kernels one line
+// each:  r->AddCpu("Relu", MakeKernel<ReluKernel>);  the build configuration's
+// file in kernels/registration/ lists the groups.
 //   math/    elementwise arithmetic, activations, comparisons, logic, Cast,
 //            reductions, Softmax family, ArgMax/TopK, normalizations
 //   nn/      Conv, ConvTranspose, MatMul, Gemm, pooling, LRN, Resize
@@ -11,7 +12,6 @@ namespace loom {
 
 class KernelRegistry;
 
-void RegisterCpuKernels(KernelRegistry* r);
 void RegisterCpuMathKernels(KernelRegistry* r);
 void RegisterCpuNnKernels(KernelRegistry* r);
 void RegisterCpuTensorKernels(KernelRegistry* r);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/dtype.h"
-#include "kernels/common/attributes.h"
+#include "common/attributes.h"
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {

@@ -13,7 +13,7 @@
 
 #include "common/dtype.h"
 #include "common/status.h"
-#include "kernels/common/attributes.h"
+#include "common/attributes.h"
 #include "kernels/common/kernel.h"
 
 namespace loom {

@@ -1,4 +1,4 @@
-#include "kernels/common/attributes.h"
+#include "common/attributes.h"
 
 #include <algorithm>
 
