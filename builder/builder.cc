@@ -1,6 +1,8 @@
 #include "builder/builder.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <unordered_set>
 
 #include "builder/build_internal.h"
@@ -8,10 +10,12 @@
 #include "builder/exec/complete_shapes.h"
 #include "builder/ir/graph.h"
 #include "builder/memory/arena_plan.h"
+#include "builder/memory/memory_spaces.h"
 #include "builder/onnx/frontend.h"
 #include "builder/onnx/node_shape_inference.h"
 #include "builder/passes/materialize_outputs.h"
 #include "builder/passes/pipeline.h"
+#include "builder/place/kernel_selection.h"
 #include "builder/place/placer.h"
 #include "builder/plan/atomic_file.h"
 #include "builder/plan/plan_writer.h"
@@ -33,61 +37,107 @@ Status CheckGraphOutputs(const ir::Graph& graph) {
   return Status::Ok();
 }
 
+// One build: the phases of pipeline.h, in order, each a method.
+class Build {
+ public:
+  Build(const KernelRegistry& registry, const place::Target& target, const BuildOptions& options, BuildReport* report)
+      : registry_(registry), target_(target), options_(options), report_(report), pipeline_(passes::DefaultPipeline()) {
+    ctx_.registry = &registry_;
+    ctx_.target = &target_;
+    ctx_.notes = &report_->notes;
+    pipeline_options_.opt_level = options_.opt_level;
+    pipeline_options_.disabled = options_.disabled_passes;
+  }
+
+  Status Run(const std::string& onnx_path, std::vector<uint8_t>* plan) {
+    RETURN_IF_ERROR(pipeline_.CheckOptions(pipeline_options_));
+    RETURN_IF_ERROR(Import(onnx_path));
+    RETURN_IF_ERROR(pipeline_.Run(passes::Phase::kGraph, pipeline_options_, ctx_, graph_, &report_->passes_applied));
+    RETURN_IF_ERROR(Place());
+    RETURN_IF_ERROR(
+        pipeline_.Run(passes::Phase::kPostPlacement, pipeline_options_, ctx_, graph_, &report_->passes_applied));
+    RETURN_IF_ERROR(place::SelectKernels(&graph_, target_, registry_));
+    return PlanMemoryAndWrite(plan);
+  }
+
+ private:
+  // ONNX load, checks, shape inference, import into the IR, shapes ONNX left open.
+  Status Import(const std::string& onnx_path) {
+    BuildLog().info("loading {}", onnx_path);
+    RETURN_IF_ERROR(onnx_import::LoadOnnxModel(onnx_path, options_.input_shapes, registry_, &graph_, &info_,
+                                               &report_->notes));
+    report_->source_nodes = info_.source_nodes;
+    report_->opset = info_.opset;
+    RETURN_IF_ERROR(CheckGraphOutputs(graph_));
+    BuildLog().info("imported {} nodes, {} values", graph_.nodes().size(), graph_.values().size());
+    return exec::CompleteShapes(&graph_, registry_, onnx_import::InferNodeShapesWithOnnx, &report_->notes);
+  }
+
+  Status Place() {
+    passes::MaterializeConstantOutputs(&graph_, info_.effective_opset > 0 ? info_.effective_opset : 17);
+    Status valid = graph_.Validate();
+    if (!valid.ok()) return Status::Internal("graph invalid before placement: " + valid.message());
+    return place::PlaceNodes(&graph_, target_, registry_);
+  }
+
+  Status PlanMemoryAndWrite(std::vector<uint8_t>* plan) {
+    memory::AssignMemorySpaces(&graph_);
+    memory::ArenaPlan arena;
+    RETURN_IF_ERROR(memory::PlanArena(graph_, memory::PlannerKind::kGreedy, &arena));
+    plan_writer::PlanInfo plan_info;
+    plan_info.producer = std::string("loom ") + LOOM_VERSION_STRING;
+    plan_info.model_hash = plan_writer::HashToHex(info_.file_hash);
+    plan_info.model_producer = info_.producer;
+    plan_writer::WrittenPlan written;
+    RETURN_IF_ERROR(plan_writer::WritePlan(graph_, arena, plan_info, &written));
+
+    report_->target = target_.name();
+    for (const ir::Node& n : graph_.nodes()) ++report_->nodes_by_device[DeviceName(n.device)];
+    report_->plan_nodes = static_cast<int>(graph_.nodes().size());
+    report_->arena_bytes = arena.arena_bytes;
+    report_->constants_bytes = written.constants_bytes;
+    report_->plan_bytes = written.bytes.size();
+    *plan = std::move(written.bytes);
+    BuildLog().info("plan: {} nodes, arena {} bytes, constants {} bytes", report_->plan_nodes, report_->arena_bytes,
+                    report_->constants_bytes);
+    return Status::Ok();
+  }
+
+  const KernelRegistry& registry_;
+  const place::Target& target_;
+  const BuildOptions& options_;
+  BuildReport* report_;
+  passes::Pipeline pipeline_;
+  passes::PipelineOptions pipeline_options_;
+  passes::PassContext ctx_;
+  ir::Graph graph_;
+  onnx_import::ModelInfo info_;
+};
+
 }  // namespace
 
-Status BuildPlanWithRegistry(const std::string& onnx_path, const BuildOptions& options,
-                             const KernelRegistry& registry, std::vector<uint8_t>* plan, BuildReport* report) {
+Status BuildPlanIn(const BuildEnvironment& env, const std::string& onnx_path, const BuildOptions& options,
+                   std::vector<uint8_t>* plan, BuildReport* report) {
   BuildReport local;
   if (report == nullptr) report = &local;
   *report = BuildReport();
   if (plan == nullptr) return Status::InvalidArgument("BuildPlan: no output buffer given");
   if (options.opt_level < 0)
     return Status::InvalidArgument("optimization level " + std::to_string(options.opt_level) + " must be >= 0");
+  std::unique_ptr<place::Target> named;
+  const place::Target* target = env.target;
+  if (target == nullptr) {
+    RETURN_IF_ERROR(place::MakeTarget(options.target, &named));
+    target = named.get();
+  }
+  return Build(*env.registry, *target, options, report).Run(onnx_path, plan);
+}
 
-  ir::Graph graph;
-  onnx_import::ModelInfo info;
-  BuildLog().info("loading {}", onnx_path);
-  RETURN_IF_ERROR(onnx_import::LoadOnnxModel(onnx_path, options.input_shapes, registry, &graph, &info,
-                                             &report->notes));
-  report->source_nodes = info.source_nodes;
-  report->opset = info.opset;
-  RETURN_IF_ERROR(CheckGraphOutputs(graph));
-  BuildLog().info("imported {} nodes, {} values", graph.nodes().size(), graph.values().size());
-
-  RETURN_IF_ERROR(exec::CompleteShapes(&graph, registry, onnx_import::InferNodeShapesWithOnnx, &report->notes));
-
-  passes::PassContext ctx;
-  ctx.registry = &registry;
-  ctx.notes = &report->notes;
-  passes::PipelineOptions pipeline_options;
-  pipeline_options.opt_level = options.opt_level;
-  pipeline_options.disabled = options.disabled_passes;
-  std::vector<std::unique_ptr<passes::Pass>> pipeline = passes::DefaultPipeline();
-  RETURN_IF_ERROR(passes::RunPipeline(pipeline, pipeline_options, ctx, graph, &report->passes_applied));
-
-  passes::MaterializeConstantOutputs(&graph, info.effective_opset > 0 ? info.effective_opset : 17);
-  Status valid = graph.Validate();
-  if (!valid.ok()) return Status::Internal("graph invalid before placement: " + valid.message());
-
-  RETURN_IF_ERROR(place::PlaceNodes(&graph, registry));
-  memory::ArenaPlan arena;
-  RETURN_IF_ERROR(memory::PlanArena(graph, memory::PlannerKind::kGreedy, &arena));
-
-  plan_writer::PlanInfo plan_info;
-  plan_info.producer = std::string("loom ") + LOOM_VERSION_STRING;
-  plan_info.model_hash = plan_writer::HashToHex(info.file_hash);
-  plan_info.model_producer = info.producer;
-  plan_writer::WrittenPlan written;
-  RETURN_IF_ERROR(plan_writer::WritePlan(graph, arena, plan_info, &written));
-
-  report->plan_nodes = static_cast<int>(graph.nodes().size());
-  report->arena_bytes = arena.arena_bytes;
-  report->constants_bytes = written.constants_bytes;
-  report->plan_bytes = written.bytes.size();
-  *plan = std::move(written.bytes);
-  BuildLog().info("plan: {} nodes, arena {} bytes, constants {} bytes", report->plan_nodes, report->arena_bytes,
-                  report->constants_bytes);
-  return Status::Ok();
+Status BuildPlanWithRegistry(const std::string& onnx_path, const BuildOptions& options,
+                             const KernelRegistry& registry, std::vector<uint8_t>* plan, BuildReport* report) {
+  BuildEnvironment env;
+  env.registry = &registry;
+  return BuildPlanIn(env, onnx_path, options, plan, report);
 }
 
 Status BuildPlan(const std::string& onnx_path, const BuildOptions& options, std::vector<uint8_t>* plan,
@@ -108,6 +158,36 @@ Status BuildPlanFileWithRegistry(const std::string& onnx_path, const std::string
   std::vector<uint8_t> plan;
   RETURN_IF_ERROR(BuildPlanWithRegistry(onnx_path, options, registry, &plan, report));
   return plan_writer::WriteFileAtomically(plan_path, plan);
+}
+
+std::vector<std::string> DescribeBuildPhases(const BuildOptions& options) {
+  const passes::Pipeline pipeline = passes::DefaultPipeline();
+  std::vector<std::string> lines;
+  auto passes_of = [&](passes::Phase phase) {
+    for (const passes::PipelineEntry& e : pipeline.entries()) {
+      if (e.phase != phase) continue;
+      std::string line = std::string("    ") + e.pass->name();
+      line.resize(std::max<size_t>(line.size() + 1, 30), ' ');
+      line += e.what;
+      if (e.pass->min_opt_level() > 0) line += " (-O" + std::to_string(e.pass->min_opt_level()) + ")";
+      lines.push_back(line);
+    }
+  };
+  std::unique_ptr<place::Target> target;
+  const Status s = place::MakeTarget(options.target, &target);
+  lines.push_back("1. import: load, check and shape-infer the ONNX model; import it into Loom's graph IR");
+  lines.push_back("2. graph passes (target-independent):");
+  passes_of(passes::Phase::kGraph);
+  lines.push_back("3. placement for target '" + options.target + "'" +
+                  (s.ok() ? ": " + target->description() + "; cost model: " + target->cost_model().name()
+                          : ": " + s.message()));
+  lines.push_back("4. post-placement passes (device-specific):");
+  passes_of(passes::Phase::kPostPlacement);
+  lines.push_back("5. kernel selection: the first kernel of each node's device that accepts it");
+  lines.push_back("6. memory planning: device-visible memory for what off-CPU nodes touch; one arena, greedy by size "
+                  "with best fit, 64-byte aligned");
+  lines.push_back("7. plan writing: header, metadata flatbuffer, 64-byte aligned constants");
+  return lines;
 }
 
 }  // namespace loom

@@ -27,6 +27,8 @@ struct BuildOptions {
   int opt_level = 1;
   // Pass names to skip (see builder/passes/pipeline.cc).
   std::vector<std::string> disabled_passes;
+  // What the plan is built for (builder/place/target.h): "cpu".
+  std::string target = "cpu";
 };
 
 // What the build did, for `loom build`'s summary and for tests.
@@ -39,6 +41,8 @@ struct BuildReport {
   size_t constants_bytes = 0;
   size_t plan_bytes = 0;
   std::vector<std::string> passes_applied;  // "fold_constants: 12 nodes", ...
+  std::string target;                       // the target's name
+  std::map<std::string, int> nodes_by_device;  // "cpu" -> 12
 };
 
 // Builds a plan from an ONNX file into `plan` (the complete file bytes).
@@ -49,5 +53,9 @@ Status BuildPlan(const std::string& onnx_path, const BuildOptions& options, std:
 // so a failed build never leaves a partial plan behind).
 Status BuildPlanFile(const std::string& onnx_path, const std::string& plan_path, const BuildOptions& options,
                      BuildReport* report);
+
+// The build's phases and each phase's passes, for `loom build --list-passes`:
+// one line per phase or pass.
+std::vector<std::string> DescribeBuildPhases(const BuildOptions& options);
 
 }  // namespace loom

@@ -10,6 +10,7 @@
 #include "builder/build_internal.h"
 #include "builder/testing/fake_kernels.h"
 #include "builder/testing/onnx_models.h"
+#include "loom/engine.h"
 #include "schemas/plan_format.h"
 #include "schemas/plan_generated.h"
 
@@ -72,7 +73,7 @@ TEST(BuilderTest, FusesAndWritesAVerifiablePlan) {
   const plan::Node* conv = p->nodes()->Get(0);
   EXPECT_EQ(conv->op()->str(), "Conv");
   EXPECT_EQ(conv->kernel()->str(), "cpu.Conv");
-  EXPECT_EQ(conv->placement_reason()->str(), "cpu: no accelerator configured");
+  EXPECT_EQ(conv->placement_reason()->str(), "cpu: the only device of target 'cpu'");
   ASSERT_EQ(conv->fused()->size(), 2u);
   EXPECT_EQ(conv->fused()->Get(0)->str(), "BatchNormalization");
   EXPECT_EQ(conv->fused()->Get(1)->str(), "Relu");
@@ -210,10 +211,43 @@ TEST(BuilderTest, ConformanceModelsWithRealKernels) {
 }
 
 // Structured fuzzing: valid protobufs with nonsense in them (dims, types,
-// attributes, wiring, opsets). Every build must return a Status, never crash.
+// attributes, wiring, opsets). Every build must return a Status, never crash;
+// a refusal is clean, and a plan that builds loads and runs in the engine.
 // FUZZ_SEED and FUZZ_TRIALS in the environment run a longer campaign.
-TEST(BuilderTest, MutatedModelsNeverCrash) {
+struct Outcomes {
+  int refused = 0;
+  int ran = 0;
+};
+
+// A build either refuses the model with a clean status (one line, not an
+// internal error) or writes a plan that the engine loads and runs.
+void ExpectRefusedOrRuns(const Status& built, const std::vector<uint8_t>& plan, const KernelRegistry& registry,
+                         const std::string& what, Outcomes* outcomes) {
+  if (!built.ok()) {
+    EXPECT_NE(built.code(), StatusCode::kInternal) << what << ": " << built.message();
+    EXPECT_FALSE(built.message().empty()) << what;
+    EXPECT_EQ(built.message().find('\n'), std::string::npos) << what << ": " << built.message();
+    ++outcomes->refused;
+    return;
+  }
+  std::shared_ptr<const Engine> engine;
+  Status s = Engine::LoadFromBuffer(plan.data(), plan.size(), registry, &engine);
+  ASSERT_TRUE(s.ok()) << what << ": the engine refused a plan the builder wrote: " << s.message();
+  std::unique_ptr<ExecutionContext> ctx;
+  ASSERT_TRUE(engine->CreateContext({}, &ctx).ok()) << what;
+  std::vector<std::vector<uint64_t>> inputs;
+  for (const TensorDesc& in : engine->inputs()) {
+    inputs.emplace_back((in.size_bytes + 7) / 8, 0);
+    ASSERT_TRUE(ctx->SetInput(in.name, inputs.back().data(), in.size_bytes).ok()) << what << ": input " << in.name;
+  }
+  s = ctx->Run();
+  EXPECT_TRUE(s.ok()) << what << ": a plan the builder wrote failed to run: " << s.message();
+  ++outcomes->ran;
+}
+
+TEST(BuilderTest, MutatedModelsAreRefusedCleanlyOrRun) {
   TempDir dir;
+  Outcomes outcomes;
   KernelRegistry fake = testing::MakeFakeRegistry();
   std::mt19937 rng(static_cast<unsigned>(getenv("FUZZ_SEED") ? atoi(getenv("FUZZ_SEED")) : 99));
   const int64_t kDims[] = {-7, -1, 0, 1, 2, 3, 4, 1 << 20, int64_t{1} << 40, INT64_MAX};
@@ -258,9 +292,14 @@ TEST(BuilderTest, MutatedModelsNeverCrash) {
     }
     const std::string path = m.Save(dir.File("fuzz.onnx"));
     std::vector<uint8_t> bytes;
-    (void)BuildPlanWithRegistry(path, {}, fake, &bytes, nullptr);
-    (void)BuildPlan(path, {}, &bytes, nullptr);
+    const std::string what = "trial " + std::to_string(trial);
+    ExpectRefusedOrRuns(BuildPlanWithRegistry(path, {}, fake, &bytes, nullptr), bytes, fake, what + " (fake kernels)",
+                        &outcomes);
+    ExpectRefusedOrRuns(BuildPlan(path, {}, &bytes, nullptr), bytes, KernelRegistry::Global(), what, &outcomes);
   }
+  // The mutations must exercise both outcomes, or the test checks nothing.
+  EXPECT_GT(outcomes.refused, 0);
+  EXPECT_GT(outcomes.ran, 0);
 }
 
 // view(x.size(0), -1) as PyTorch exports it, with a symbolic batch: the

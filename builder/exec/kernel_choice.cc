@@ -3,8 +3,27 @@
 namespace loom {
 namespace exec {
 
-KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node) {
+namespace {
+
+// Unsupported when `def` does not take the layout of one of the node's tensors.
+Status CheckLayouts(const KernelDef& def, const KernelSetup& setup) {
+  auto check = [&](const std::vector<TensorInfo>& tensors, const char* what) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (!tensors[i].present || (def.layouts & LayoutBit(tensors[i].layout))) continue;
+      return setup.Unsupported(std::string("layout ") + LayoutName(tensors[i].layout) + " of " + what + " " +
+                               std::to_string(i) + " (kernel '" + def.id + "')");
+    }
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(check(setup.inputs, "input"));
+  return check(setup.outputs, "output");
+}
+
+}  // namespace
+
+KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node, const DeviceConfig* device) {
   KernelSetup s;
+  s.device_config = device;
   s.node_name = node.name;
   s.op = node.op;
   s.domain = node.domain;
@@ -45,9 +64,10 @@ Status ChooseKernel(const KernelRegistry& registry, const KernelSetup& setup, De
   Status first, generic;
   const std::string generic_id = std::string(DeviceName(device)) + "." + setup.op;
   for (const KernelDef* d : candidates) {
+    Status s = CheckLayouts(*d, setup);
     std::unique_ptr<Kernel> k = d->create();
     if (!k) return Status::Internal("kernel factory of '" + d->id + "' returned null");
-    Status s = k->Prepare(setup);
+    if (s.ok()) s = k->Prepare(setup);
     if (s.ok()) {
       out->def = d;
       out->kernel = std::move(k);

@@ -17,9 +17,10 @@ namespace loom {
 namespace exec {
 
 // The node as its kernel sees it: dtypes, shapes (possibly unknown = empty
-// for values with shape_known false), attributes and const_data pointers into
-// the constants' buffers (valid while the graph's values live).
-KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node);
+// for values with shape_known false), layouts, attributes and const_data
+// pointers into the constants' buffers (valid while the graph's values live),
+// prepared for the device configured by `device` (null: the CPU).
+KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node, const DeviceConfig* device = nullptr);
 
 struct ChosenKernel {
   const KernelDef* def = nullptr;
@@ -31,9 +32,10 @@ struct ChosenKernel {
 Status FindCandidates(const KernelRegistry& registry, const KernelSetup& setup, Device device,
                       std::vector<const KernelDef*>* candidates);
 
-// Prepares candidates in order and keeps the first that accepts. If all
-// refuse, returns the refusal of the generic kernel ("cpu.<Op>") if there is
-// one, else the first candidate's.
+// Prepares candidates in order and keeps the first that accepts (a candidate
+// whose KernelDef::layouts lacks a layout of the node's tensors refuses
+// without being prepared). If all refuse, returns the refusal of the generic
+// kernel ("<device>.<Op>") if there is one, else the first candidate's.
 Status ChooseKernel(const KernelRegistry& registry, const KernelSetup& setup, Device device, ChosenKernel* out);
 
 // Output shapes from the first candidate whose InferOutputShapes succeeds.

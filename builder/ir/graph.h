@@ -73,10 +73,11 @@ struct Node {
   std::vector<int> inputs;   // value ids; -1 for an omitted optional input
   std::vector<int> outputs;  // value ids; -1 for an omitted optional output
   std::vector<std::string> fused;  // ops absorbed into this node by passes
-  // Filled by placement.
-  std::string kernel_id;
+  // Filled by placement (device, reason, predicted time) and kernel selection.
   Device device = Device::kCpu;
   std::string placement_reason;
+  double predicted_ms = 0;
+  std::string kernel_id;
   bool dead = false;  // removed by a pass; dropped by Graph::Compact()
 
   // "conv1 (Conv)" for messages (common/node_label.h). Graph::AddNode names

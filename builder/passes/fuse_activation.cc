@@ -72,6 +72,9 @@ class FuseActivation : public Pass {
       ir::Node& anchor = g.node(p);
       if (anchor.dead || !IsAnchor(anchor) || anchor.outputs.size() != 1 || anchor.attrs.Has("loom.activation"))
         continue;
+      // Both run on one device, whose kernel for the anchor must take the fusion.
+      const DeviceConfig* device = ctx.ConfigFor(anchor.device);
+      if (anchor.device != act.device || device == nullptr) continue;
       Attributes extra;
       if (!ActivationAttributes(g, act, &extra)) continue;
 
@@ -80,8 +83,8 @@ class FuseActivation : public Pass {
       fused.outputs[0] = act.outputs[0];
       fused.fused.push_back(act.op);
       exec::ChosenKernel chosen;
-      if (!exec::ChooseKernel(*ctx.registry, exec::MakeKernelSetup(g, fused), Device::kCpu, &chosen).ok())
-        continue;  // the kernel does not implement this fusion
+      if (!exec::ChooseKernel(*ctx.registry, exec::MakeKernelSetup(g, fused, device), anchor.device, &chosen).ok())
+        continue;  // the device's kernel does not implement this fusion
       anchor = std::move(fused);
       act.dead = true;
       ++*changes;

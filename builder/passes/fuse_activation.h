@@ -5,8 +5,10 @@
 //                          "HardSigmoid" | "HardSwish" | "Tanh"
 //   loom.activation_min/max   Clip bounds (omitted when infinite)
 //   loom.activation_alpha/beta   LeakyRelu alpha; HardSigmoid alpha and beta
-// and lists the activation in `fused`. A fusion the anchor's kernel refuses
-// (its Prepare fails) is undone, so fusing never breaks a build.
+// and lists the activation in `fused`. A post-placement pass: both nodes must
+// be on one device, and that device's kernel for the anchor (prepared with the
+// target's configuration of the device) must accept the fused node; otherwise
+// nothing changes, so fusing never breaks a build.
 #pragma once
 
 #include <memory>

@@ -12,31 +12,44 @@
 namespace loom {
 namespace passes {
 
-std::vector<std::unique_ptr<Pass>> DefaultPipeline() {
-  std::vector<std::unique_ptr<Pass>> p;
-  p.push_back(MakeEliminateIdentity());    // Identity, inference Dropout
-  p.push_back(MakeFoldConstants());        // constant subgraphs, Shape chains
-  p.push_back(MakeEliminateDeadNodes());   // what folding left unused
-  p.push_back(MakeFuseConvBatchNorm());    // Conv + BN -> Conv
-  p.push_back(MakeFuseActivation());       // Conv/Gemm/MatMul + Relu... -> one node
+Pipeline DefaultPipeline() {
+  Pipeline p;
+  p.Add(Phase::kGraph, MakeEliminateIdentity(), "drop Identity and inference-mode Dropout");
+  p.Add(Phase::kGraph, MakeFoldConstants(), "evaluate constant subgraphs and Shape chains with the CPU kernels");
+  p.Add(Phase::kGraph, MakeEliminateDeadNodes(), "drop nodes whose outputs nothing uses");
+  p.Add(Phase::kGraph, MakeFuseConvBatchNorm(), "fold BatchNormalization into the Conv before it");
+  p.Add(Phase::kPostPlacement, MakeFuseActivation(),
+        "fuse an activation into the Conv/Gemm/MatMul before it when that node's device kernel takes it");
   return p;
 }
 
-Status RunPipeline(std::vector<std::unique_ptr<Pass>>& passes, const PipelineOptions& options, PassContext& ctx,
-                   ir::Graph& graph, std::vector<std::string>* applied) {
+const char* PhaseName(Phase phase) { return phase == Phase::kGraph ? "graph" : "post-placement"; }
+
+void Pipeline::Add(Phase phase, std::unique_ptr<Pass> pass, std::string what) {
+  entries_.push_back({phase, std::move(pass), std::move(what)});
+}
+
+Status Pipeline::CheckOptions(const PipelineOptions& options) const {
   for (const std::string& name : options.disabled) {
-    const bool known = std::any_of(passes.begin(), passes.end(), [&](const auto& p) { return name == p->name(); });
+    const bool known =
+        std::any_of(entries_.begin(), entries_.end(), [&](const PipelineEntry& e) { return name == e.pass->name(); });
     if (known) continue;
     std::string list;
-    for (const auto& p : passes) list += (list.empty() ? "" : ", ") + std::string(p->name());
+    for (const PipelineEntry& e : entries_) list += (list.empty() ? "" : ", ") + std::string(e.pass->name());
     return Status::InvalidArgument("--disable-pass: unknown pass '" + name + "' (passes: " + list + ")");
   }
-  for (const auto& pass : passes) {
-    const std::string name = pass->name();
-    if (options.opt_level < pass->min_opt_level()) continue;
+  return Status::Ok();
+}
+
+Status Pipeline::Run(Phase phase, const PipelineOptions& options, PassContext& ctx, ir::Graph& graph,
+                     std::vector<std::string>* applied) const {
+  RETURN_IF_ERROR(CheckOptions(options));
+  for (const PipelineEntry& entry : entries_) {
+    const std::string name = entry.pass->name();
+    if (entry.phase != phase || options.opt_level < entry.pass->min_opt_level()) continue;
     if (std::find(options.disabled.begin(), options.disabled.end(), name) != options.disabled.end()) continue;
     int changes = 0;
-    Status s = pass->Run(graph, ctx, &changes);
+    Status s = entry.pass->Run(graph, ctx, &changes);
     if (!s.ok()) return s.WithContext("pass " + name);
     graph.Compact();
     s = graph.Validate();

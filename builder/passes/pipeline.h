@@ -1,5 +1,13 @@
-// The optimization pipeline: the ordered list of passes (pipeline.cc) and the
-// driver that honours -O levels and --disable-pass.
+// The build's passes as data: pipeline.cc lists every pass with its phase.
+//
+//   graph           target-independent rewrites, before placement
+//   post-placement  rewrites that depend on where nodes run: device-specific
+//                   fusions, layout conversions, quantize/dequantize insertion
+//
+// builder.cc runs the whole build in this order:
+//   import -> graph passes -> placement (place/) -> post-placement passes
+//   -> kernel selection -> memory planning (memory/) -> plan writing (plan/)
+// `loom build --list-passes` prints it with each phase's passes.
 #pragma once
 
 #include <memory>
@@ -13,18 +21,39 @@
 namespace loom {
 namespace passes {
 
-// All passes, in the order they run.
-std::vector<std::unique_ptr<Pass>> DefaultPipeline();
+enum class Phase { kGraph, kPostPlacement };
+const char* PhaseName(Phase phase);  // "graph", "post-placement"
 
 struct PipelineOptions {
   int opt_level = 1;
   std::vector<std::string> disabled;  // pass names; an unknown name is an error
 };
 
-// Runs the enabled passes in order, compacting and validating the graph after
-// each. `applied` receives "name: N nodes" for each pass that changed the graph.
-Status RunPipeline(std::vector<std::unique_ptr<Pass>>& passes, const PipelineOptions& options, PassContext& ctx,
-                   ir::Graph& graph, std::vector<std::string>* applied);
+struct PipelineEntry {
+  Phase phase = Phase::kGraph;
+  std::unique_ptr<Pass> pass;
+  std::string what;  // one line for --list-passes
+};
+
+class Pipeline {
+ public:
+  void Add(Phase phase, std::unique_ptr<Pass> pass, std::string what);
+  const std::vector<PipelineEntry>& entries() const { return entries_; }
+
+  // Fails when `options` disables a pass no phase has, listing the passes.
+  Status CheckOptions(const PipelineOptions& options) const;
+  // Runs the enabled passes of `phase` in order, compacting and validating
+  // the graph after each. `applied` receives "name: N nodes" for each pass
+  // that changed the graph.
+  Status Run(Phase phase, const PipelineOptions& options, PassContext& ctx, ir::Graph& graph,
+             std::vector<std::string>* applied) const;
+
+ private:
+  std::vector<PipelineEntry> entries_;
+};
+
+// Every pass of the build, by phase, in the order they run.
+Pipeline DefaultPipeline();
 
 }  // namespace passes
 }  // namespace loom

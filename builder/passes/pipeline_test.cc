@@ -24,12 +24,48 @@ testing::IrBuilder Sample() {
   return b;
 }
 
+// Runs both phases of the default pipeline (every node stays on the CPU).
 Status RunDefault(testing::IrBuilder& b, const PipelineOptions& options, std::vector<std::string>* applied) {
   KernelRegistry r = testing::MakeFakeRegistry();
   PassContext ctx;
   ctx.registry = &r;
-  std::vector<std::unique_ptr<Pass>> passes = DefaultPipeline();
-  return RunPipeline(passes, options, ctx, b.g, applied);
+  const Pipeline pipeline = DefaultPipeline();
+  RETURN_IF_ERROR(pipeline.Run(Phase::kGraph, options, ctx, b.g, applied));
+  return pipeline.Run(Phase::kPostPlacement, options, ctx, b.g, applied);
+}
+
+TEST(PipelineTest, ListsEveryPassUnderOnePhase) {
+  const Pipeline pipeline = DefaultPipeline();
+  std::vector<std::string> graph, post;
+  for (const PipelineEntry& e : pipeline.entries()) {
+    (e.phase == Phase::kGraph ? graph : post).push_back(e.pass->name());
+    EXPECT_FALSE(e.what.empty()) << e.pass->name();
+  }
+  EXPECT_EQ(graph, (std::vector<std::string>{"eliminate_identity", "fold_constants", "eliminate_dead_nodes",
+                                             "fuse_conv_batchnorm"}));
+  EXPECT_EQ(post, (std::vector<std::string>{"fuse_activation"}));
+  EXPECT_STREQ(PhaseName(Phase::kPostPlacement), "post-placement");
+}
+
+TEST(PipelineTest, EachPhaseRunsOnlyItsPasses) {
+  // Conv -> Relu: fuse_activation is post-placement, so the graph phase leaves it alone.
+  testing::IrBuilder b;
+  const int x = b.Input("x", {1, 1, 2, 2});
+  const int w = b.Const("w", {1, 1, 1, 1}, {2});
+  const int c = b.Tensor("c", {1, 1, 2, 2}), y = b.Tensor("y", {1, 1, 2, 2});
+  b.Node("Conv", {x, w}, {c});
+  b.Node("Relu", {c}, {y});
+  b.Output(y);
+  KernelRegistry r = testing::MakeFakeRegistry();
+  PassContext ctx;
+  ctx.registry = &r;
+  const Pipeline pipeline = DefaultPipeline();
+  std::vector<std::string> applied;
+  ASSERT_TRUE(pipeline.Run(Phase::kGraph, {}, ctx, b.g, &applied).ok());
+  EXPECT_EQ(b.g.nodes().size(), 2u);
+  ASSERT_TRUE(pipeline.Run(Phase::kPostPlacement, {}, ctx, b.g, &applied).ok());
+  EXPECT_EQ(b.g.nodes().size(), 1u);
+  EXPECT_EQ(applied, (std::vector<std::string>{"fuse_activation: 1 nodes"}));
 }
 
 TEST(PipelineTest, AllPassesAtO1) {

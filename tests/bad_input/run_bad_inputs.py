@@ -174,6 +174,11 @@ def model_cases(r, tmp):
     r.expect_error("build: --shape of an unknown input", ["build", good_path, "-o", f"{tmp}/o.plan",
                                                           "--shape", "nosuch=1x3x4x4"], keywords=r"nosuch")
     r.expect_error("build: unknown flag", ["build", good_path, "--frobnicate"], usage_ok=True)
+    r.expect_error("build: unknown target", ["build", good_path, "-o", f"{tmp}/o.plan", "--target", "gpu"],
+                   r"unknown target .gpu.")
+    r.expect_error("build: --list-passes for an unknown target", ["build", "--list-passes", "--target", "gpu"],
+                   r"unknown target .gpu.")
+    r.expect_error("build: no model", ["build", "-o", f"{tmp}/o.plan"], r"model is required")
     r.expect_error("unknown subcommand", ["frobnicate"], usage_ok=True)
 
 

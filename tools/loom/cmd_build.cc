@@ -1,5 +1,6 @@
 // `loom build MODEL.onnx [-o MODEL.plan] [--shape NAME=1x3x224x224 ...] [-O 0|1]
-//              [--disable-pass NAME ...] [-v]`
+//              [--target cpu] [--disable-pass NAME ...] [-v]`
+// `loom build --list-passes [--target T]`
 // Builds a plan with the builder library and prints a short summary; errors
 // are one line on stderr ("loom: error: <message>") and exit code 1.
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "builder/build_log.h"
 #include "builder/builder.h"
+#include "builder/place/target.h"
 #include "tools/loom/commands.h"
 
 namespace loom {
@@ -24,6 +26,8 @@ struct BuildArgs {
   std::vector<std::string> shapes;
   int opt_level = 1;
   std::vector<std::string> disabled_passes;
+  std::string target = "cpu";
+  bool list_passes = false;
   int verbose = 0;
 };
 
@@ -78,19 +82,40 @@ void PrintSummary(const BuildArgs& args, const std::string& output, const BuildR
   std::string passes;
   for (const std::string& p : r.passes_applied) passes += (passes.empty() ? "" : "; ") + p;
   std::printf("passes:   %s\n", passes.empty() ? "none" : passes.c_str());
+  std::string devices;
+  for (const auto& [device, count] : r.nodes_by_device)
+    devices += (devices.empty() ? "" : ", ") + std::to_string(count) + " on " + device;
+  std::printf("target:   %s (%s)\n", r.target.c_str(), devices.empty() ? "no nodes" : devices.c_str());
   std::printf("memory:   arena %s, constants %s\n", HumanBytes(r.arena_bytes).c_str(),
               HumanBytes(r.constants_bytes).c_str());
   for (const std::string& note : r.notes) std::printf("note:     %s\n", note.c_str());
   std::printf("wrote:    %s (%s)\n", output.c_str(), HumanBytes(r.plan_bytes).c_str());
 }
 
+int ListPasses(const BuildOptions& options) {
+  std::unique_ptr<place::Target> target;
+  const Status s = place::MakeTarget(options.target, &target);
+  if (!s.ok()) {
+    PrintError("--target: " + s.ToString());
+    return 1;
+  }
+  for (const std::string& line : DescribeBuildPhases(options)) std::printf("%s\n", line.c_str());
+  return 0;
+}
+
 int RunBuild(const BuildArgs& args) {
   SetUpLogging(args.verbose);
+  BuildOptions options;
+  options.target = args.target;
+  if (args.list_passes) return ListPasses(options);
+  if (args.model.empty()) {
+    PrintError("build: a model is required (loom build MODEL.onnx)");
+    return 1;
+  }
   if (args.opt_level < 0 || args.opt_level > 1) {
     PrintError("-O " + std::to_string(args.opt_level) + ": the optimization level must be 0 or 1");
     return 1;
   }
-  BuildOptions options;
   options.opt_level = args.opt_level;
   options.disabled_passes = args.disabled_passes;
   for (const std::string& s : args.shapes) {
@@ -129,7 +154,7 @@ int RunBuild(const BuildArgs& args) {
 void AddBuildCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<BuildArgs>();
   CLI::App* cmd = app.add_subcommand("build", "Build a plan from an ONNX model");
-  cmd->add_option("model", args->model, "ONNX model file")->required();
+  cmd->add_option("model", args->model, "ONNX model file");
   cmd->add_option("-o,--output", args->output, "Plan file to write (default: the model path with extension .plan)");
   cmd->add_option("--shape", args->shapes, "Static input shape NAME=1x3x224x224 (repeatable)")
       ->take_all()
@@ -137,6 +162,8 @@ void AddBuildCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-O", args->opt_level, "Optimization level: 0 (no optimization passes) or 1 (default)");
   cmd->add_option("--disable-pass", args->disabled_passes, "Skip an optimization pass by name (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_option("--target", args->target, "What the plan is built for: cpu (default)");
+  cmd->add_flag("--list-passes", args->list_passes, "Print the build's phases and passes, then exit");
   cmd->add_flag("-v,--verbose", args->verbose, "Log the build steps (-vv: debug)");
   cmd->callback([args, exit_code] { *exit_code = RunBuild(*args); });
 }

@@ -1,0 +1,42 @@
+// The placer's view of time: how long a node would take on a device, and what
+// it costs to hand a tensor from one device to another. Placement compares
+// these predictions; `loom inspect --explain` shows them.
+//
+// A cost model only prices what it is asked about: the placer asks only for
+// devices whose kernels accept the node.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "builder/ir/graph.h"
+#include "common/device.h"
+
+namespace loom {
+namespace place {
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  // Names the model in --list-passes and placement reasons.
+  virtual std::string name() const = 0;
+  // Predicted milliseconds of `node` on `device`.
+  virtual double NodeMs(const ir::Graph& graph, const ir::Node& node, Device device) const = 0;
+  // Predicted milliseconds of handing value `value_id` from a node on `from`
+  // to a node on `to` (cache maintenance, layout conversion, launch); 0 when
+  // from == to.
+  virtual double BoundaryMs(const ir::Graph& graph, int value_id, Device from, Device to) const = 0;
+};
+
+// Multiply-accumulates of a node: exact for Conv, ConvTranspose, Gemm and
+// MatMul; the number of output elements for any other op.
+double NodeMacs(const ir::Graph& graph, const ir::Node& node);
+// Bytes a node reads and writes (inputs, constants included, and outputs).
+double NodeBytes(const ir::Graph& graph, const ir::Node& node);
+
+// A roofline model of a CPU: max(MACs / rate, bytes / bandwidth). Crude but
+// monotonic in work; a measured timing cache replaces it where one exists.
+std::unique_ptr<CostModel> MakeRooflineCpuCostModel(double gmacs_per_second, double gbytes_per_second);
+
+}  // namespace place
+}  // namespace loom
