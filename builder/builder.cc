@@ -37,6 +37,17 @@ Status CheckGraphOutputs(const ir::Graph& graph) {
   return Status::Ok();
 }
 
+// The configuration id of the accelerator the plan's off-CPU nodes were
+// prepared for; empty when every node runs on the CPU.
+std::string AcceleratorFingerprint(const ir::Graph& graph, const place::Target& target) {
+  for (const ir::Node& n : graph.nodes()) {
+    if (n.dead || n.device == Device::kCpu) continue;
+    const DeviceConfig* config = target.ConfigFor(n.device);
+    if (config != nullptr) return config->fingerprint();
+  }
+  return std::string();
+}
+
 // One build: the phases of pipeline.h, in order, each a method.
 class Build {
  public:
@@ -88,6 +99,7 @@ class Build {
     plan_info.producer = std::string("loom ") + LOOM_VERSION_STRING;
     plan_info.model_hash = plan_writer::HashToHex(info_.file_hash);
     plan_info.model_producer = info_.producer;
+    plan_info.accelerator_fingerprint = AcceleratorFingerprint(graph_, target_);
     plan_writer::WrittenPlan written;
     RETURN_IF_ERROR(plan_writer::WritePlan(graph_, arena, plan_info, &written));
 

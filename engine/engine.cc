@@ -19,6 +19,8 @@ TensorDesc MakeDesc(const plan::Tensor& t) {
   d.dtype = static_cast<DType>(t.dtype());
   d.shape = ToShape(t.shape());
   d.size_bytes = static_cast<size_t>(t.size_bytes());
+  d.layout = static_cast<Layout>(t.layout());
+  d.memory_space = static_cast<MemorySpace>(t.memory_space());
   return d;
 }
 
@@ -53,10 +55,53 @@ void AddNodeTensors(const plan::Plan& p, const flatbuffers::Vector<int32_t>* lis
   }
 }
 
+// The device a node's kernel runs on must be the one the plan placed it on,
+// and a node off the CPU needs that device attached. Sets *runtime to the
+// device the kernel gets in KernelArgs (null for the CPU).
+Status CheckDevice(const std::string& label, const KernelDef& def, Device placed, const LoadOptions& options,
+                   DeviceRuntime** runtime) {
+  *runtime = nullptr;
+  if (def.device != placed) {
+    return Status::Corrupt(label + ": placed on " + DeviceName(placed) + " but its kernel '" + def.id + "' runs on " +
+                           DeviceName(def.device));
+  }
+  if (placed == Device::kCpu) return Status::Ok();
+  if (options.device == nullptr || options.device->config().device() != placed) {
+    return Status::Unsupported(label + ": placed on " + DeviceName(placed) + ", but no " + DeviceName(placed) +
+                               " device is attached");
+  }
+  *runtime = options.device.get();
+  return Status::Ok();
+}
+
+// Every tensor of the node must use a layout its kernel takes.
+Status CheckLayouts(const std::string& label, const KernelDef& def, const KernelSetup& setup) {
+  auto check = [&](const std::vector<TensorInfo>& tensors, const char* what) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (!tensors[i].present || (def.layouts & LayoutBit(tensors[i].layout))) continue;
+      return Status::Corrupt(label + ": " + what + " " + std::to_string(i) + " has layout " +
+                             LayoutName(tensors[i].layout) + ", which kernel '" + def.id + "' does not take");
+    }
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(check(setup.inputs, "input"));
+  return check(setup.outputs, "output");
+}
+
+// A plan made for one accelerator configuration runs only on that one.
+Status CheckFingerprint(const std::string& planned, const LoadOptions& options) {
+  if (planned.empty() || options.device == nullptr) return Status::Ok();
+  const std::string attached = options.device->config().fingerprint();
+  if (attached == planned) return Status::Ok();
+  return Status::Unsupported("the plan was built for accelerator '" + planned + "' but the attached device is '" +
+                             attached + "' (" + options.device->config().name() + ")");
+}
+
 }  // namespace
 
-Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const KernelRegistry& registry,
+Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& options,
                           std::unique_ptr<EngineImpl>* out) {
+  const KernelRegistry& registry = options.registry ? *options.registry : KernelRegistry::Global();
   const plan::Plan* plan_ptr = nullptr;
   RETURN_IF_ERROR(VerifyPlanMetadata(file->metadata(), file->metadata_bytes(), file->layout(), &plan_ptr));
   const plan::Plan& p = *plan_ptr;
@@ -73,8 +118,14 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const KernelRegistry& 
   e->info.constants_bytes = e->file->constants_bytes();
   e->info.file_bytes = e->file->file_bytes();
   e->arena_bytes = static_cast<size_t>(p.arena_bytes());
+  RETURN_IF_ERROR(CheckFingerprint(e->info.accelerator_fingerprint, options));
+  e->device = options.device;
 
-  for (const plan::Tensor* t : *p.tensors()) e->slots.push_back(MakeSlot(*t));
+  for (const plan::Tensor* t : *p.tensors()) {
+    e->slots.push_back(MakeSlot(*t));
+    if (t->storage() == plan::Storage::ARENA && t->memory_space() == plan::MemorySpace::DEVICE_VISIBLE)
+      e->arena_space = MemorySpace::kDeviceVisible;
+  }
   if (p.inputs() != nullptr) {
     for (int32_t idx : *p.inputs()) {
       e->input_tensors.push_back(idx);
@@ -91,8 +142,6 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const KernelRegistry& 
     const plan::Node& node = *p.nodes()->Get(static_cast<flatbuffers::uoffset_t>(i));
     PreparedNode prepared;
     prepared.label = NodeLabel(node, i);
-    prepared.name = Str(node.name());
-    if (prepared.name.empty()) prepared.name = "node #" + std::to_string(i);
 
     NodeDesc desc;
     desc.name = Str(node.name());
@@ -118,8 +167,9 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const KernelRegistry& 
       return Status::Corrupt(prepared.label + ": kernel '" + desc.kernel + "' implements " + def->op + ", not " +
                              desc.op);
     }
+    RETURN_IF_ERROR(CheckDevice(prepared.label, *def, static_cast<Device>(node.device()), options, &prepared.device));
     KernelSetup setup;
-    setup.node_name = prepared.name;
+    setup.device_config = prepared.device ? &prepared.device->config() : nullptr;
     setup.op = desc.op;
     setup.domain = domain;
     setup.opset = node.opset();
@@ -132,10 +182,11 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const KernelRegistry& 
       for (int32_t idx : *node.outputs())
         setup.outputs.push_back(idx < 0 ? TensorInfo() : ToTensorInfo(*p.tensors()->Get(idx), constants));
     }
+    RETURN_IF_ERROR(CheckLayouts(prepared.label, *def, setup));
     prepared.kernel = def->create();
     if (prepared.kernel == nullptr) return Status::Internal(prepared.label + ": kernel factory returned null");
     const Status s = prepared.kernel->Prepare(setup);
-    if (!s.ok()) return NodeError(s, prepared);
+    if (!s.ok()) return s.WithContext(prepared.label);
 
     e->nodes.push_back(std::move(prepared));
     e->node_descs.push_back(std::move(desc));
@@ -160,29 +211,42 @@ Engine::Engine(std::unique_ptr<EngineImpl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
 Status Engine::Load(const std::string& path, std::shared_ptr<const Engine>* out) {
-  return Load(path, KernelRegistry::Global(), out);
+  return Load(path, LoadOptions(), out);
 }
 
 Status Engine::LoadFromBuffer(const void* data, size_t size, std::shared_ptr<const Engine>* out) {
-  return LoadFromBuffer(data, size, KernelRegistry::Global(), out);
+  return LoadFromBuffer(data, size, LoadOptions(), out);
 }
 
 Status Engine::Load(const std::string& path, const KernelRegistry& registry, std::shared_ptr<const Engine>* out) {
+  LoadOptions options;
+  options.registry = &registry;
+  return Load(path, options, out);
+}
+
+Status Engine::LoadFromBuffer(const void* data, size_t size, const KernelRegistry& registry,
+                              std::shared_ptr<const Engine>* out) {
+  LoadOptions options;
+  options.registry = &registry;
+  return LoadFromBuffer(data, size, options, out);
+}
+
+Status Engine::Load(const std::string& path, const LoadOptions& options, std::shared_ptr<const Engine>* out) {
   std::unique_ptr<PlanFile> file;
   RETURN_IF_ERROR(PlanFile::Open(path, &file));
   std::unique_ptr<EngineImpl> impl;
-  const Status s = EngineImpl::Create(std::move(file), registry, &impl);
+  const Status s = EngineImpl::Create(std::move(file), options, &impl);
   if (!s.ok()) return s.WithContext("plan '" + path + "'");
   out->reset(new Engine(std::move(impl)));
   return Status::Ok();
 }
 
-Status Engine::LoadFromBuffer(const void* data, size_t size, const KernelRegistry& registry,
+Status Engine::LoadFromBuffer(const void* data, size_t size, const LoadOptions& options,
                               std::shared_ptr<const Engine>* out) {
   std::unique_ptr<PlanFile> file;
   RETURN_IF_ERROR(PlanFile::FromBuffer(data, size, &file));
   std::unique_ptr<EngineImpl> impl;
-  RETURN_IF_ERROR(EngineImpl::Create(std::move(file), registry, &impl));
+  RETURN_IF_ERROR(EngineImpl::Create(std::move(file), options, &impl));
   out->reset(new Engine(std::move(impl)));
   return Status::Ok();
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/device.h"
 #include "common/status.h"
 #include "engine/plan_file.h"
 #include "kernels/common/kernel.h"
@@ -28,8 +29,8 @@ struct TensorSlot {
 
 struct PreparedNode {
   std::unique_ptr<Kernel> kernel;
-  std::string label;  // "node 'conv1' (Conv)", for run-time errors
-  std::string name;   // the node's name, or "node #3" when it has none
+  DeviceRuntime* device = nullptr;  // KernelArgs::device: null for CPU nodes
+  std::string label;  // "conv1 (Conv)" (common/node_label.h): prefixes the kernel's errors
   // Ranges in EngineImpl::node_io (tensor indices, -1 for omitted).
   uint32_t first_input = 0;
   uint32_t num_inputs = 0;
@@ -37,18 +38,12 @@ struct PreparedNode {
   uint32_t num_outputs = 0;
 };
 
-// Names the node in a kernel's error unless the message already does (as
-// KernelSetup::Error's "<name> (<op>): ..." prefix).
-inline Status NodeError(const Status& s, const PreparedNode& node) {
-  if (s.message().find(node.name + " (") != std::string::npos) return s;
-  return s.WithContext(node.label);
-}
-
 class EngineImpl {
  public:
-  // Verifies the plan in `file` and prepares every node's kernel from `registry`.
-  static Status Create(std::unique_ptr<PlanFile> file, const KernelRegistry& registry,
-                       std::unique_ptr<EngineImpl>* out);
+  // Verifies the plan in `file`, checks that every node's kernel (from the
+  // options' registry) runs on the node's device with the layouts of its
+  // tensors, and prepares it with that device's configuration.
+  static Status Create(std::unique_ptr<PlanFile> file, const LoadOptions& options, std::unique_ptr<EngineImpl>* out);
 
   const uint8_t* constants() const { return file->constants(); }
   // Largest scratch any node needs with `num_threads` threads.
@@ -56,6 +51,8 @@ class EngineImpl {
 
   // Declared first so kernels (which may point into constants) go first.
   std::unique_ptr<PlanFile> file;
+  // LoadOptions::device; declared before the nodes so their kernels go first.
+  std::shared_ptr<DeviceRuntime> device;
   std::vector<TensorSlot> slots;        // by tensor index
   std::vector<PreparedNode> nodes;      // in execution order
   std::vector<int32_t> node_io;         // see PreparedNode
@@ -66,6 +63,8 @@ class EngineImpl {
   std::vector<NodeDesc> node_descs;
   PlanInfo info;
   size_t arena_bytes = 0;
+  // Device-visible when a device reads or writes arena tensors directly.
+  MemorySpace arena_space = MemorySpace::kHost;
 };
 
 }  // namespace loom

@@ -1,15 +1,17 @@
 // ExecutionContext: the per-thread mutable state of a run. Everything is
-// allocated in Engine::CreateContext (arena, scratch, thread pool, pointer
-// tables); Run only fills the node argument table from the tensor pointer
-// table when bindings changed, then calls each kernel, so it never touches
-// the heap on success.
+// allocated in Engine::CreateContext (the arena from the allocator that
+// ChooseAllocator picks, scratch, thread pool, pointer tables); Run only fills
+// the node argument table from the tensor pointer table when bindings
+// changed, then calls each kernel, so it never touches the heap on success.
 #include <cstdint>
 #include <exception>
 #include <utility>
 
 #include "engine/aligned_buffer.h"
 #include "engine/engine_impl.h"
+#include "kernels/common/device_context.h"
 #include "kernels/common/thread_pool.h"
+#include "schemas/plan_format.h"
 #include "loom/engine.h"
 
 namespace loom {
@@ -49,13 +51,55 @@ Status CheckBuffer(const char* what, const TensorDesc& d, const void* data, size
   return Status::Ok();
 }
 
+// The allocator a context's arena comes from (ContextOptions::allocator).
+Status ChooseAllocator(const EngineImpl& plan, const ContextOptions& options, MemoryAllocator** out) {
+  if (options.allocator != nullptr) {
+    *out = options.allocator;
+  } else if (plan.arena_space == MemorySpace::kHost) {
+    *out = &HostMemoryAllocator();
+  } else if (plan.device != nullptr) {
+    *out = &plan.device->allocator();
+  } else {
+    return Status::Unsupported("the plan's arena must be device-visible memory, but no device is attached");
+  }
+  return Status::Ok();
+}
+
+// The activation arena: a MemoryBlock returned to its allocator on destruction.
+class Arena {
+ public:
+  Arena() = default;
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena() {
+    if (allocator_ != nullptr) allocator_->Free(block_);
+  }
+
+  // At least one byte, so that tensors of zero bytes still get a non-null address.
+  Status Allocate(MemoryAllocator* allocator, size_t bytes, MemorySpace space) {
+    const Status s = allocator->Allocate(bytes == 0 ? 1 : bytes, kPlanAlignment, space, &block_);
+    if (!s.ok()) return s.WithContext("the activation arena (" + std::to_string(bytes) + " bytes)");
+    if (block_.host == nullptr)
+      return Status::Internal("the arena allocator returned no host address for the activation arena");
+    allocator_ = allocator;
+    return Status::Ok();
+  }
+
+  uint8_t* data() const { return static_cast<uint8_t*>(block_.host); }
+  const MemoryBlock& block() const { return block_; }
+
+ private:
+  MemoryAllocator* allocator_ = nullptr;
+  MemoryBlock block_;
+};
+
 }  // namespace
 
 class ExecutionContext::Impl {
  public:
   std::shared_ptr<const Engine> engine;
   const EngineImpl* plan = nullptr;
-  AlignedBuffer arena;
+  Arena arena;
   AlignedBuffer scratch;
   std::unique_ptr<StaticThreadPool> pool;
   // Data of every tensor: constants in place, arena offsets, or bound caller
@@ -86,7 +130,9 @@ Status Engine::CreateContext(const ContextOptions& options, std::unique_ptr<Exec
   auto impl = std::make_unique<ExecutionContext::Impl>();
   impl->engine = shared_from_this();
   impl->plan = impl_.get();
-  RETURN_IF_ERROR(impl->arena.Allocate(impl_->arena_bytes, "the activation arena"));
+  MemoryAllocator* allocator = nullptr;
+  RETURN_IF_ERROR(ChooseAllocator(*impl_, options, &allocator));
+  RETURN_IF_ERROR(impl->arena.Allocate(allocator, impl_->arena_bytes, impl_->arena_space));
   RETURN_IF_ERROR(impl->scratch.Allocate(impl_->ScratchBytes(options.num_threads), "kernel scratch memory"));
   try {
     impl->pool = std::make_unique<StaticThreadPool>(options.num_threads);
@@ -149,13 +195,15 @@ Status ExecutionContext::Run() {
   KernelArgs args;
   args.scratch = c.scratch.data();
   args.pool = c.pool.get();
+  args.arena = &c.arena.block();
   for (const PreparedNode& node : plan.nodes) {
     args.inputs = c.node_args.data() + node.first_input;
     args.num_inputs = node.num_inputs;
     args.outputs = c.node_args.data() + node.first_output;
     args.num_outputs = node.num_outputs;
+    args.device = node.device;
     const Status s = node.kernel->Run(args);
-    if (!s.ok()) return NodeError(s, node);
+    if (!s.ok()) return s.WithContext(node.label);
   }
   return Status::Ok();
 }

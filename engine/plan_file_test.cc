@@ -12,6 +12,8 @@
 #include "engine/testing/sample_plan.h"
 #include "engine/testing/test_kernels.h"
 #include "loom/engine.h"
+#include "schemas/plan_format.h"
+#include "schemas/plan_generated.h"
 
 namespace loom {
 namespace {
@@ -49,6 +51,7 @@ TEST(PlanFileTest, RefusesWrongMagic) {
 TEST(PlanFileTest, RefusesNewerMajorNamingBothVersions) {
   testing::PlanWriter w = testing::SamplePlanWriter();
   w.format_major = 2;
+  w.format_minor = 0;
   const Status s = Load(w.Finish());
   EXPECT_EQ(s.code(), StatusCode::kVersionMismatch);
   EXPECT_TRUE(Contains(s, "plan format 2.0 is newer than this engine (supports 1.x)")) << s.message();
@@ -73,8 +76,42 @@ TEST(PlanFileTest, VersionIsCheckedBeforeTheRestOfTheHeader) {
 TEST(PlanFileTest, AcceptsNewerMinor) {
   testing::PlanWriter w = testing::SamplePlanWriter();
   w.format_minor = 7;
-  const Status s = Load(w.Finish());
-  EXPECT_TRUE(s.ok()) << s.ToString();
+  const std::vector<uint8_t> plan = w.Finish();
+  std::shared_ptr<const Engine> engine;
+  const Status s = Engine::LoadFromBuffer(plan.data(), plan.size(), testing::TestKernelRegistry(), &engine);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(engine->info().format_minor, 7);
+}
+
+// Format 1.0 had no Tensor.memory_space; such plans load, run, and read as host.
+TEST(PlanFileTest, LoadsAndRunsFormat10Plan) {
+  testing::PlanWriter w = testing::SamplePlanWriter();
+  w.format_minor = 0;
+  const std::vector<uint8_t> plan = w.Finish();
+  const plan::Plan* metadata = plan::GetPlan(plan.data() + LoadLe64(plan, testing::kMetadataOffsetAt));
+  for (const plan::Tensor* t : *metadata->tensors()) {
+    // Generated tables inherit flatbuffers::Table privately; this is how they read a field.
+    const auto* table = reinterpret_cast<const flatbuffers::Table*>(t);
+    ASSERT_EQ(table->GetOptionalFieldOffset(plan::Tensor::VT_MEMORY_SPACE), 0) << "a 1.0 plan has no memory_space";
+  }
+
+  std::shared_ptr<const Engine> engine;
+  Status s = Engine::LoadFromBuffer(plan.data(), plan.size(), testing::TestKernelRegistry(), &engine);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(engine->info().format_major, 1);
+  EXPECT_EQ(engine->info().format_minor, 0);
+  for (const TensorDesc& d : engine->inputs()) EXPECT_EQ(d.memory_space, MemorySpace::kHost) << d.name;
+  for (const TensorDesc& d : engine->outputs()) EXPECT_EQ(d.memory_space, MemorySpace::kHost) << d.name;
+
+  std::unique_ptr<ExecutionContext> ctx;
+  ASSERT_TRUE(engine->CreateContext({1}, &ctx).ok());
+  std::vector<float> x(testing::kSampleSize);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f * static_cast<float>(i) - 7.f;
+  ASSERT_TRUE(ctx->SetInput("x", x.data(), x.size() * sizeof(float)).ok());
+  s = ctx->Run();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const float* y = static_cast<const float*>(ctx->OutputData("y"));
+  EXPECT_EQ(std::vector<float>(y, y + x.size()), testing::SampleExpectedY(x));
 }
 
 TEST(PlanFileTest, RefusesHeaderMetadataVersionDisagreement) {
@@ -82,7 +119,7 @@ TEST(PlanFileTest, RefusesHeaderMetadataVersionDisagreement) {
   w.metadata_format_minor = 3;
   const Status s = Load(w.Finish());
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
-  EXPECT_TRUE(Contains(s, "1.0")) << s.message();
+  EXPECT_TRUE(Contains(s, "1." + std::to_string(kPlanFormatMinor))) << s.message();
   EXPECT_TRUE(Contains(s, "1.3")) << s.message();
 }
 

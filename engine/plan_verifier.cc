@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "common/device.h"
 #include "common/dtype.h"
+#include "common/layout.h"
+#include "common/node_label.h"
 #include "engine/plan_convert.h"
 #include "schemas/plan_format.h"
 
@@ -66,12 +69,15 @@ Status CheckTensor(const plan::Plan& p, int32_t i, const PlanLayout& layout) {
   const int storage = static_cast<int>(t.storage());
   if (storage < 0 || storage > static_cast<int>(plan::Storage::MAX))
     return Bad(label + ": unknown storage kind " + std::to_string(storage));
+  // Whether a node's kernel takes the layout is the engine's check.
   const int layout_kind = static_cast<int>(t.layout());
-  if (layout_kind < 0 || layout_kind > static_cast<int>(plan::Layout::MAX))
-    return Bad(label + ": unknown layout " + std::to_string(layout_kind));
-  if (t.layout() != plan::Layout::ROW_MAJOR) {
-    return Status::Unsupported(label + ": layout " + plan::EnumNameLayout(t.layout()) +
-                               " is not supported by this engine (row-major only)");
+  if (!IsKnownLayout(layout_kind)) return Bad(label + ": unknown layout " + std::to_string(layout_kind));
+  const int space = static_cast<int>(t.memory_space());
+  if (space < 0 || space > static_cast<int>(plan::MemorySpace::MAX))
+    return Bad(label + ": unknown memory space " + std::to_string(space));
+  if (t.storage() != plan::Storage::ARENA && t.memory_space() != plan::MemorySpace::HOST) {
+    return Bad(label + (t.storage() == plan::Storage::CONSTANT ? ": a constant" : ": an omitted") +
+               " tensor cannot be in " + MemorySpaceName(static_cast<MemorySpace>(space)) + " memory");
   }
   const int32_t dtype_value = static_cast<int32_t>(t.dtype());
   if (!IsKnownDType(dtype_value)) return Bad(label + ": unknown dtype " + std::to_string(dtype_value));
@@ -86,7 +92,14 @@ Status CheckTensor(const plan::Plan& p, int32_t i, const PlanLayout& layout) {
   const size_t element = DTypeSize(dtype);
   if (element == 0) return Status::Unsupported(label + ": dtype " + DTypeName(dtype) + " cannot be executed");
   RETURN_IF_ERROR(CheckedBytes(label, shape, dtype, &bytes));
-  if (t.size_bytes() != bytes) {
+  if (t.layout() == plan::Layout::NHWC_PADDED) {
+    // Padded channels: at least the unpadded bytes, in whole elements.
+    if (t.size_bytes() < bytes || t.size_bytes() % element != 0) {
+      return Bad(label + ": size_bytes is " + std::to_string(t.size_bytes()) + ", expected a multiple of " +
+                 std::to_string(element) + " of at least " + std::to_string(bytes) + " for " + DTypeName(dtype) +
+                 " " + ShapeToString(shape) + " in layout nhwc_padded");
+    }
+  } else if (t.size_bytes() != bytes) {
     return Bad(label + ": size_bytes is " + std::to_string(t.size_bytes()) + ", expected " + std::to_string(bytes) +
                " for " + DTypeName(dtype) + " " + ShapeToString(shape));
   }
@@ -220,9 +233,7 @@ std::string TensorLabel(const plan::Plan& plan, int32_t index) {
 }
 
 std::string NodeLabel(const plan::Node& node, size_t index) {
-  const std::string op = node.op() ? node.op()->str() : "?";
-  if (node.name() == nullptr || node.name()->size() == 0) return "node #" + std::to_string(index) + " (" + op + ")";
-  return "node '" + node.name()->str() + "' (" + op + ")";
+  return NodeLabel(node.name() ? node.name()->str() : "", node.op() ? node.op()->str() : "?", index);
 }
 
 Status VerifyPlanMetadata(const uint8_t* metadata, size_t size, const PlanLayout& layout, const plan::Plan** out) {

@@ -37,11 +37,11 @@ Status LoadModified(const std::function<void(PlanWriter*)>& damage) {
 TEST(PlanVerifierTest, RefusesSemanticErrors) {
   const Case cases[] = {
       {"node input out of range", [](PlanWriter* w) { w->nodes[1].inputs[0] = 99; }, StatusCode::kCorrupt,
-       "node 'relu' (Relu): input 0 refers to tensor 99, but the plan has 5 tensors"},
+       "relu (Relu): input 0 refers to tensor 99, but the plan has 5 tensors"},
       {"negative node input", [](PlanWriter* w) { w->nodes[0].inputs[1] = -7; }, StatusCode::kCorrupt,
-       "node 'add' (Add): input 1 refers to tensor -7"},
+       "add (Add): input 1 refers to tensor -7"},
       {"node output out of range", [](PlanWriter* w) { w->nodes[2].outputs[0] = 5; }, StatusCode::kCorrupt,
-       "node 'scale' (Scale): output 0 refers to tensor 5"},
+       "scale (Scale): output 0 refers to tensor 5"},
       {"size mismatch", [](PlanWriter* w) { w->tensors[kS].size_bytes = 64; }, StatusCode::kCorrupt,
        "tensor 's': size_bytes is 64, expected 128 for float32 2x16"},
       {"negative dim",
@@ -87,11 +87,11 @@ TEST(PlanVerifierTest, RefusesSemanticErrors) {
        [](PlanWriter* w) { w->outputs.push_back(w->Activation("orphan", DType::kFloat32, {1})); }, StatusCode::kCorrupt,
        "graph output tensor 'orphan' is not produced by any node"},
       {"read before written", [](PlanWriter* w) { std::swap(w->nodes[0], w->nodes[1]); }, StatusCode::kCorrupt,
-       "node 'relu' (Relu): input 0 (tensor 's') is read before any node writes it"},
+       "relu (Relu): input 0 (tensor 's') is read before any node writes it"},
       {"written twice", [](PlanWriter* w) { w->nodes[2].outputs[0] = kR; }, StatusCode::kCorrupt,
        "output 0 (tensor 'r') is written by an earlier node too"},
       {"writes a constant", [](PlanWriter* w) { w->nodes[0].outputs[0] = kC; }, StatusCode::kCorrupt,
-       "node 'add' (Add): output 0 (tensor 'c') is not an arena tensor"},
+       "add (Add): output 0 (tensor 'c') is not an arena tensor"},
       {"duplicate input names",
        [](PlanWriter* w) {
          const int x2 = w->Activation("x", DType::kFloat32, {2, 16});
@@ -108,7 +108,7 @@ TEST(PlanVerifierTest, RefusesSemanticErrors) {
        },
        StatusCode::kCorrupt, "plan has no nodes"},
       {"duplicate attribute", [](PlanWriter* w) { w->nodes[2].attributes.push_back(w->nodes[2].attributes[0]); },
-       StatusCode::kCorrupt, "node 'scale' (Scale): attribute 'alpha' appears twice"},
+       StatusCode::kCorrupt, "scale (Scale): attribute 'alpha' appears twice"},
       {"attribute tensor size",
        [](PlanWriter* w) {
          Attribute a;
@@ -121,8 +121,25 @@ TEST(PlanVerifierTest, RefusesSemanticErrors) {
          a.tensor = t;
          w->nodes[1].attributes.push_back(a);
        },
-       StatusCode::kCorrupt, "node 'relu' (Relu): attribute 'value': tensor holds 8 bytes, expected 12"},
-      {"layout", [](PlanWriter* w) { w->tensors[kS].layout = 1; }, StatusCode::kUnsupported, "layout NHWC"},
+       StatusCode::kCorrupt, "relu (Relu): attribute 'value': tensor holds 8 bytes, expected 12"},
+      {"unknown layout", [](PlanWriter* w) { w->tensors[kS].layout = 9; }, StatusCode::kCorrupt,
+       "tensor 's': unknown layout 9"},
+      {"padded size too small",
+       [](PlanWriter* w) {
+         w->tensors[kS].layout = 2;
+         w->tensors[kS].size_bytes = 64;
+       },
+       StatusCode::kCorrupt, "tensor 's': size_bytes is 64, expected a multiple of 4 of at least 128"},
+      {"padded size in part elements",
+       [](PlanWriter* w) {
+         w->tensors[kS].layout = 2;
+         w->tensors[kS].size_bytes = 130;
+       },
+       StatusCode::kCorrupt, "tensor 's': size_bytes is 130"},
+      {"unknown memory space", [](PlanWriter* w) { w->tensors[kS].memory_space = 5; }, StatusCode::kCorrupt,
+       "tensor 's': unknown memory space 5"},
+      {"device-visible constant", [](PlanWriter* w) { w->tensors[kC].memory_space = 1; }, StatusCode::kCorrupt,
+       "tensor 'c': a constant tensor cannot be in device_visible memory"},
       {"per-channel quant mismatch",
        [](PlanWriter* w) {
          w->tensors[kS].quant_scale = {1.f, 2.f, 3.f};
@@ -130,9 +147,9 @@ TEST(PlanVerifierTest, RefusesSemanticErrors) {
        },
        StatusCode::kCorrupt, "tensor 's': 3 per-channel scales do not match axis 1 of shape 2x16"},
       {"unknown kernel", [](PlanWriter* w) { w->nodes[1].kernel = "cpu.Nope"; }, StatusCode::kNotFound,
-       "node 'relu' (Relu): kernel 'cpu.Nope' is not available in this engine"},
+       "relu (Relu): kernel 'cpu.Nope' is not available in this engine"},
       {"kernel for another op", [](PlanWriter* w) { w->nodes[1].kernel = "test.Add"; }, StatusCode::kCorrupt,
-       "node 'relu' (Relu): kernel 'test.Add' implements Add, not Relu"},
+       "relu (Relu): kernel 'test.Add' implements Add, not Relu"},
       {"prepare refuses",
        [](PlanWriter* w) {
          w->nodes[1].op = "Refuse";
@@ -149,6 +166,26 @@ TEST(PlanVerifierTest, RefusesSemanticErrors) {
     EXPECT_EQ(s.code(), c.code) << c.name << ": " << s.ToString();
     EXPECT_NE(s.ToString().find(c.message), std::string::npos) << c.name << ": " << s.ToString();
   }
+}
+
+// Layouts and memory spaces the format knows pass the verifier; whether a
+// node's kernel takes a layout, and whether a device is attached, is the
+// engine's check.
+TEST(PlanVerifierTest, AcceptsKnownLayoutsAndMemorySpaces) {
+  PlanWriter w = testing::SamplePlanWriter();
+  w.tensors[kS].layout = 1;        // NHWC
+  w.tensors[kR].layout = 2;        // NHWC_PADDED, with padding
+  w.tensors[kR].size_bytes = 192;
+  w.tensors[kS].memory_space = 1;  // DEVICE_VISIBLE
+  const std::vector<uint8_t> bytes = w.Finish();
+  std::unique_ptr<PlanFile> file;
+  ASSERT_TRUE(PlanFile::FromBuffer(bytes.data(), bytes.size(), &file).ok());
+  const plan::Plan* p = nullptr;
+  const Status s = VerifyPlanMetadata(file->metadata(), file->metadata_bytes(), file->layout(), &p);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(p->tensors()->Get(kS)->layout(), plan::Layout::NHWC);
+  EXPECT_EQ(p->tensors()->Get(kS)->memory_space(), plan::MemorySpace::DEVICE_VISIBLE);
+  EXPECT_EQ(p->tensors()->Get(kR)->size_bytes(), 192u);
 }
 
 TEST(PlanVerifierTest, RefusesForeignFlatbuffer) {

@@ -8,7 +8,8 @@
 namespace loom {
 
 constexpr uint16_t kPlanFormatMajor = 1;
-constexpr uint16_t kPlanFormatMinor = 0;
+// 1.1: Tensor.memory_space.
+constexpr uint16_t kPlanFormatMinor = 1;
 constexpr char kPlanMagic[8] = {'L', 'O', 'O', 'M', 'P', 'L', 'A', 'N'};
 constexpr size_t kPlanHeaderBytes = 64;
 // Alignment of the constants section and of every tensor in it and in the arena.

@@ -45,11 +45,13 @@ class ShapeCompleter {
       ReplaceWithConstants(graph_, index, std::move(shape_op));
       return Status::Ok();
     }
+    const std::string label = node.Label();
     KernelSetup setup = MakeKernelSetup(*graph_, node);
     std::vector<const KernelDef*> candidates;
-    RETURN_IF_ERROR(FindCandidates(registry_, setup, Device::kCpu, &candidates));
+    Status s = FindCandidates(registry_, setup, Device::kCpu, &candidates);
+    if (!s.ok()) return s.WithContext(label);
     RETURN_IF_ERROR(DefaultDtypes(node));
-    Status s = TryInfer(index);
+    s = TryInfer(index);
     if (s.ok()) return s;
     // Make the inputs constant where they can be computed now, then retry.
     for (int in : graph_->node(index).inputs)
@@ -59,9 +61,8 @@ class ShapeCompleter {
     for (int out : graph_->node(index).outputs)
       if (out >= 0 && !graph_->value(out).shape_known)
         return Status(s.code() == StatusCode::kUnsupported ? s.code() : StatusCode::kInvalidArgument,
-                      "cannot infer the shape of tensor '" + graph_->value(out).name + "' (output of node " +
-                          graph_->node(index).Label() + "): " + s.ToString());
-    return s;
+                      label + ": cannot infer the shape of output '" + graph_->value(out).name + "': " + s.ToString());
+    return s.WithContext(label);
   }
 
   Status DefaultDtypes(const ir::Node& node) {
@@ -72,12 +73,11 @@ class ShapeCompleter {
       if (out < 0 || graph_->value(out).dtype != DType::kUndefined) continue;
       ir::Value& v = graph_->value(out);
       if (first == DType::kUndefined)
-        return Status::InvalidArgument("tensor '" + v.name + "' (output of node " + node.Label() +
-                                       ") has an unknown dtype");
+        return Status::InvalidArgument(node.Label() + ": output '" + v.name + "' has an unknown dtype");
       v.dtype = first;
       if (notes_)
-        notes_->push_back("tensor '" + v.name + "' (output of " + node.Label() + "): dtype not declared, assumed " +
-                          DTypeName(first) + " like the node's first input");
+        notes_->push_back(node.Label() + ": output '" + v.name + "': dtype not declared, assumed " + DTypeName(first) +
+                          " like the node's first input");
     }
     return Status::Ok();
   }

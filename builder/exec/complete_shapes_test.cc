@@ -46,8 +46,9 @@ TEST(CompleteShapesTest, UnresolvableShapeNamesTensorNodeAndOp) {
   b.Output(y);
   Status st = CompleteShapes(&b.g, r);
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("tensor 'y'"), std::string::npos) << st.message();
-  EXPECT_NE(st.message().find("reshape1 (Reshape)"), std::string::npos) << st.message();
+  // The label once, then the output and the kernel's bare reason.
+  EXPECT_EQ(st.message().rfind("reshape1 (Reshape): cannot infer the shape of output 'y': ", 0), 0u) << st.message();
+  EXPECT_EQ(st.message().find("(Reshape)", 20), std::string::npos) << st.message();
 
   IrBuilder c;
   const int cx = c.Input("x", {2});
@@ -56,7 +57,7 @@ TEST(CompleteShapesTest, UnresolvableShapeNamesTensorNodeAndOp) {
   c.Output(cy);
   st = CompleteShapes(&c.g, r);
   EXPECT_EQ(st.code(), StatusCode::kUnsupported);
-  EXPECT_NE(st.message().find("node 'm1' (Mystery): unsupported op 'Mystery'"), std::string::npos) << st.message();
+  EXPECT_EQ(st.message(), "m1 (Mystery): unsupported op 'Mystery'");
 }
 
 TEST(KernelChoiceTest, FirstAcceptingCandidateAndErrors) {
@@ -73,11 +74,12 @@ TEST(KernelChoiceTest, FirstAcceptingCandidateAndErrors) {
   b.node(0).op = "Broken";
   Status s = ChooseKernel(r, MakeKernelSetup(b.g, b.g.node(0)), Device::kCpu, &chosen);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
-  EXPECT_NE(s.message().find("r (Broken): unsupported mode 'whatever'"), std::string::npos) << s.message();
+  // Kernel choice returns the kernel's bare message; its caller labels it.
+  EXPECT_EQ(s.message(), "unsupported mode 'whatever'");
 
   b.node(0).op = "Foo";
   s = ChooseKernel(r, MakeKernelSetup(b.g, b.g.node(0)), Device::kCpu, &chosen);
-  EXPECT_EQ(s.message(), "node 'r' (Foo): unsupported op 'Foo'");
+  EXPECT_EQ(s.message(), "unsupported op 'Foo'");
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ struct EvaluatedOutput {
 };
 
 // Fails (without running anything) if an input is not constant or an output
-// would exceed `max_output_bytes`.
+// would exceed `max_output_bytes`. Errors are bare: the caller adds the
+// node's label.
 Status EvaluateNode(const ir::Graph& graph, const ir::Node& node, const KernelRegistry& registry,
                     size_t max_output_bytes, std::vector<EvaluatedOutput>* outputs);
 

@@ -24,7 +24,6 @@ Status CheckLayouts(const KernelDef& def, const KernelSetup& setup) {
 KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node, const DeviceConfig* device) {
   KernelSetup s;
   s.device_config = device;
-  s.node_name = node.name;
   s.op = node.op;
   s.domain = node.domain;
   s.opset = node.opset;
@@ -52,7 +51,7 @@ Status FindCandidates(const KernelRegistry& registry, const KernelSetup& setup, 
   for (const KernelDef* d : registry.FindByOp(setup.op, setup.domain))
     if (d->device == device && d->create) candidates->push_back(d);
   if (!candidates->empty()) return Status::Ok();
-  std::string what = "node '" + setup.node_name + "' (" + setup.op + "): unsupported op '" + setup.op + "'";
+  std::string what = "unsupported op '" + setup.op + "'";
   if (!setup.domain.empty()) what += " in domain '" + setup.domain + "'";
   if (device != Device::kCpu) what += std::string(" on ") + DeviceName(device);
   return Status::Unsupported(what);

@@ -2,6 +2,9 @@
 // for (op, domain) in preference order; the first whose Prepare accepts the
 // node's KernelSetup is chosen. Used by placement, constant folding and shape
 // completion, so they all agree on which implementation runs a node.
+//
+// Errors are bare, as kernels return them ("unsupported op 'Foo'", "weight has
+// 3 dims, expected 4"): the caller adds the node's label (ir::Node::Label()).
 #pragma once
 
 #include <memory>
@@ -28,7 +31,7 @@ struct ChosenKernel {
 };
 
 // Candidates of `device` for the node's op. When none exists the error reads
-// "node 'x' (Foo): unsupported op 'Foo'".
+// "unsupported op 'Foo'".
 Status FindCandidates(const KernelRegistry& registry, const KernelSetup& setup, Device device,
                       std::vector<const KernelDef*>* candidates);
 

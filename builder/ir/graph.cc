@@ -153,7 +153,7 @@ Status Graph::SortTopologically() {
   if (order.size() != n) {
     for (size_t i = 0; i < n; ++i)
       if (pending[i] > 0)
-        return Status::InvalidArgument("graph has a cycle through node " + nodes_[i].Label());
+        return Status::InvalidArgument("graph has a cycle through " + nodes_[i].Label());
   }
   std::vector<Node> sorted;
   sorted.reserve(n);

@@ -121,9 +121,7 @@ class Importer {
 
   Status AddNode(const onnx::NodeProto& n, int index) {
     ir::Node node;
-    node.name = !n.name().empty() ? n.name()
-                : n.output_size() && !n.output(0).empty() ? n.output(0)
-                                                          : n.op_type() + "_" + std::to_string(index);
+    node.name = ImportedNodeName(n, index);
     node.op = n.op_type();
     node.domain = IsDefaultDomain(n.domain()) ? std::string() : n.domain();
     const std::string label = node.Label();

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/node_label.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 
@@ -12,6 +13,12 @@ namespace loom {
 namespace onnx_import {
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string ImportedNodeName(const onnx::NodeProto& n, int index) {
+  if (!n.name().empty()) return n.name();
+  if (n.output_size() > 0 && !n.output(0).empty()) return n.output(0);
+  return n.op_type() + "_" + std::to_string(index);
+}
 
 std::string OneLine(const std::string& text) {
   std::string out;
@@ -30,9 +37,10 @@ std::string OneLine(const std::string& text) {
 
 namespace {
 
-std::string NodeLabel(const onnx::NodeProto& n) {
-  return "'" + (n.name().empty() ? (n.output_size() ? n.output(0) : std::string("<unnamed>")) : n.name()) +
-         "' (" + n.op_type() + ")";
+// The label (common/node_label.h) of node `index` under its imported name.
+std::string Label(const onnx::GraphProto& graph, int index) {
+  const onnx::NodeProto& n = graph.node(index);
+  return NodeLabel(ImportedNodeName(n, index), n.op_type(), static_cast<size_t>(index));
 }
 
 }  // namespace
@@ -68,7 +76,7 @@ Status SortNodesTopologically(onnx::GraphProto* graph) {
   if (static_cast<int>(order.size()) != n) {
     for (int i = 0; i < n; ++i)
       if (pending[static_cast<size_t>(i)] > 0)
-        return Status::InvalidArgument("graph has a cycle through node " + NodeLabel(graph->node(i)));
+        return Status::InvalidArgument("graph has a cycle through " + Label(*graph, i));
   }
   bool sorted = true;
   for (int i = 0; i < n; ++i) sorted = sorted && order[static_cast<size_t>(i)] == i;
@@ -91,17 +99,18 @@ Status RunOnnxChecker(const onnx::ModelProto& model) {
 }
 
 Status CheckDomains(const onnx::ModelProto& model, const KernelRegistry& registry) {
-  for (const onnx::NodeProto& n : model.graph().node()) {
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    const onnx::NodeProto& n = model.graph().node(i);
     if (IsDefaultDomain(n.domain())) {
       // Named here rather than left to the checker, whose message would not
       // say that the op is unsupported.
       if (!onnx::OpSchemaRegistry::Schema(n.op_type(), "") && registry.FindByOp(n.op_type(), "").empty())
-        return Status::Unsupported("node " + NodeLabel(n) + ": unsupported op '" + n.op_type() +
+        return Status::Unsupported(Label(model.graph(), i) + ": unsupported op '" + n.op_type() +
                                    "' (not an ONNX operator)");
       continue;
     }
     if (registry.FindByOp(n.op_type(), n.domain()).empty())
-      return Status::Unsupported("node " + NodeLabel(n) + ": unsupported op '" + n.op_type() + "' in domain '" +
+      return Status::Unsupported(Label(model.graph(), i) + ": unsupported op '" + n.op_type() + "' in domain '" +
                                  n.domain() + "'");
   }
   return Status::Ok();
@@ -109,7 +118,8 @@ Status CheckDomains(const onnx::ModelProto& model, const KernelRegistry& registr
 
 Status CheckDivisorAttributes(const onnx::ModelProto& model) {
   static const char* const kDivisors[] = {"strides", "dilations", "kernel_shape", "blocksize", "group"};
-  for (const onnx::NodeProto& n : model.graph().node()) {
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    const onnx::NodeProto& n = model.graph().node(i);
     if (!IsDefaultDomain(n.domain())) continue;
     for (const onnx::AttributeProto& a : n.attribute()) {
       bool divisor = false;
@@ -118,8 +128,7 @@ Status CheckDivisorAttributes(const onnx::ModelProto& model) {
       bool ok = a.i() >= 1 || a.type() != onnx::AttributeProto::INT;
       for (int64_t v : a.ints()) ok = ok && v >= 1;
       if (!ok)
-        return Status::InvalidArgument("node " + NodeLabel(n) + ": attribute '" + a.name() +
-                                       "' has a value below 1");
+        return Status::InvalidArgument(Label(model.graph(), i) + ": attribute '" + a.name() + "' has a value below 1");
     }
   }
   return Status::Ok();

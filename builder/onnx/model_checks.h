@@ -28,6 +28,10 @@ Status CheckDomains(const onnx::ModelProto& model, const KernelRegistry& registr
 // and would crash on zero.
 Status CheckDivisorAttributes(const onnx::ModelProto& model);
 
+// The name node `index` of a graph takes in Loom: its own, else its first
+// output's, else "<op>_<index>". Messages label it with NodeLabel().
+std::string ImportedNodeName(const onnx::NodeProto& n, int index);
+
 // True for "" and "ai.onnx".
 bool IsDefaultDomain(const std::string& domain);
 

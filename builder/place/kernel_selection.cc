@@ -15,7 +15,8 @@ Status SelectKernels(ir::Graph* graph, const Target& target, const KernelRegistr
                               target.name() + "' lacks");
     }
     exec::ChosenKernel chosen;
-    RETURN_IF_ERROR(exec::ChooseKernel(registry, exec::MakeKernelSetup(*graph, node, config), node.device, &chosen));
+    const Status s = exec::ChooseKernel(registry, exec::MakeKernelSetup(*graph, node, config), node.device, &chosen);
+    if (!s.ok()) return s.WithContext(node.Label());
     node.kernel_id = chosen.def->id;
     BuildLog().debug("{} runs {}", node.Label(), node.kernel_id);
   }

@@ -95,8 +95,8 @@ Status PlaceNodes(ir::Graph* graph, const Target& target, const KernelRegistry& 
       if (o.refusal.ok() && (best == nullptr || o.ms < best->ms)) best = &o;
     if (best == nullptr) {
       for (const Option& o : options)
-        if (o.device == Device::kCpu) return o.refusal;
-      return options.front().refusal;
+        if (o.device == Device::kCpu) return o.refusal.WithContext(node.Label());
+      return options.front().refusal.WithContext(node.Label());
     }
     node.device = best->device;
     node.predicted_ms = best->ms;

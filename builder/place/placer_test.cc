@@ -116,6 +116,8 @@ TEST(PlacerTest, ANodeNoDeviceRunsFailsWithTheCpuReason) {
   const std::unique_ptr<Target> fpga = testing::MakeFakeFpgaTarget();
   const Status s = PlaceNodes(&b.g, *fpga, FakeCpuAndFpga());
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  // The CPU kernel's refusal, labelled once.
+  EXPECT_EQ(s.message(), "broken1 (Broken): unsupported mode 'whatever'");
 }
 
 }  // namespace

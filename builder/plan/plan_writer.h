@@ -3,9 +3,11 @@
 //   [0, 64)        FileHeader (magic, format version, section offsets, checksums)
 //   [64, ...)      metadata flatbuffer (root Plan, identifier "LOOM")
 //   [k * 64, ...)  constants section; each constant 64-byte aligned
-// Padding between sections is zero. Only values the plan uses (node inputs and
-// outputs, graph inputs and outputs) become plan tensors, in first-use order;
-// constants that share one buffer are stored once.
+// Padding between sections is zero (sealing and attribute encoding are
+// schemas/plan_codec.h's). Only values the plan uses (node inputs and outputs,
+// graph inputs and outputs) become plan tensors, in first-use order, with
+// their layout and memory space; constants that share one buffer are stored
+// once.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,9 @@ struct PlanInfo {
   std::string producer;        // "loom 0.1.0"
   std::string model_hash;      // 16 hex digits
   std::string model_producer;  // "pytorch 1.13.1"
+  // The accelerator configuration FPGA nodes were lowered for; empty when
+  // every node runs on the CPU.
+  std::string accelerator_fingerprint;
 };
 
 struct WrittenPlan {

@@ -40,6 +40,8 @@ struct Sample {
     tensor->data[0] = 7;
     t.tensor = tensor;
     add.attrs.Set(t);
+    b.g.value(y).layout = Layout::kNhwc;
+    b.g.value(y).memory_space = MemorySpace::kDeviceVisible;
     const int n1 = b.Node("Mul", {y, w_alias, -1}, {z}, "mul");
     b.node(n1).kernel_id = "cpu.Mul";
     b.node(n1).opset = 13;
@@ -51,7 +53,7 @@ TEST(PlanWriterTest, RoundTrip) {
   Sample s;
   memory::ArenaPlan arena;
   ASSERT_TRUE(memory::PlanArena(s.b.g, memory::PlannerKind::kGreedy, &arena).ok());
-  PlanInfo info{"loom 9.9.9", HashToHex(0x1234abcdull), "pytorch 1.13.1"};
+  PlanInfo info{"loom 9.9.9", HashToHex(0x1234abcdull), "pytorch 1.13.1", "fpga 8x8 v1"};
   WrittenPlan out;
   ASSERT_TRUE(WritePlan(s.b.g, arena, info, &out).ok());
   const std::vector<uint8_t>& bytes = out.bytes;
@@ -80,6 +82,7 @@ TEST(PlanWriterTest, RoundTrip) {
   EXPECT_EQ(p->producer()->str(), "loom 9.9.9");
   EXPECT_EQ(p->model_hash()->str(), "000000001234abcd");
   EXPECT_EQ(p->model_producer()->str(), "pytorch 1.13.1");
+  EXPECT_EQ(p->accelerator_fingerprint()->str(), "fpga 8x8 v1");
   EXPECT_EQ(p->arena_bytes(), arena.arena_bytes);
   EXPECT_EQ(p->constants_bytes(), h.constants_bytes());
   EXPECT_EQ(p->constants_bytes(), 24u);  // w and w_alias share one buffer, stored once
@@ -91,6 +94,8 @@ TEST(PlanWriterTest, RoundTrip) {
   EXPECT_EQ(x->storage(), plan::Storage::ARENA);
   EXPECT_EQ(x->size_bytes(), 24u);
   EXPECT_EQ(x->offset() % 64, 0u);
+  EXPECT_EQ(x->layout(), plan::Layout::ROW_MAJOR);
+  EXPECT_EQ(x->memory_space(), plan::MemorySpace::HOST);
   EXPECT_EQ(p->tensors()->Get(p->outputs()->Get(0))->name()->str(), "z");
 
   ASSERT_EQ(p->nodes()->size(), 2u);
@@ -122,6 +127,12 @@ TEST(PlanWriterTest, RoundTrip) {
       EXPECT_EQ(a->floats()->Get(0), 0.5f);
     }
   }
+  const plan::Tensor* y = p->tensors()->Get(add->outputs()->Get(0));
+  EXPECT_EQ(y->name()->str(), "y");
+  EXPECT_EQ(y->layout(), plan::Layout::NHWC);
+  EXPECT_EQ(y->memory_space(), plan::MemorySpace::DEVICE_VISIBLE);
+  EXPECT_EQ(y->size_bytes(), 24u);
+  EXPECT_EQ(w->memory_space(), plan::MemorySpace::HOST);
   const plan::Node* mul = p->nodes()->Get(1);
   EXPECT_EQ(mul->opset(), 13);
   ASSERT_EQ(mul->inputs()->size(), 3u);
@@ -134,11 +145,22 @@ TEST(PlanWriterTest, FlippedByteChangesAChecksum) {
   memory::ArenaPlan arena;
   ASSERT_TRUE(memory::PlanArena(s.b.g, memory::PlannerKind::kGreedy, &arena).ok());
   WrittenPlan out;
-  ASSERT_TRUE(WritePlan(s.b.g, arena, {"loom", "0", ""}, &out).ok());
+  ASSERT_TRUE(WritePlan(s.b.g, arena, {"loom", "0", "", ""}, &out).ok());
   plan::FileHeader h;
   std::memcpy(static_cast<void*>(&h), out.bytes.data(), sizeof(h));
   out.bytes[h.constants_offset() + 3] ^= 1;
   EXPECT_NE(h.constants_checksum(), Checksum64(out.bytes.data() + h.constants_offset(), h.constants_bytes()));
+}
+
+TEST(PlanWriterTest, RefusesDeviceVisibleConstant) {
+  Sample s;
+  s.b.g.value(s.w).memory_space = MemorySpace::kDeviceVisible;
+  memory::ArenaPlan arena;
+  ASSERT_TRUE(memory::PlanArena(s.b.g, memory::PlannerKind::kGreedy, &arena).ok());
+  WrittenPlan out;
+  const Status st = WritePlan(s.b.g, arena, {"loom", "0", "", ""}, &out);
+  EXPECT_EQ(st.code(), StatusCode::kInternal);
+  EXPECT_NE(st.message().find("constant 'w' is marked device_visible"), std::string::npos) << st.message();
 }
 
 }  // namespace

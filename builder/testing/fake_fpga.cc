@@ -27,6 +27,8 @@ class FakeFpgaConv : public Kernel {
   Status Run(const KernelArgs& args) const override {
     if (args.device == nullptr || args.device->config().fingerprint() != kFakeFpgaFingerprint)
       return Status::DeviceError("fpga.Conv ran without the fake FPGA runtime");
+    if (args.arena == nullptr || args.arena->space != MemorySpace::kDeviceVisible)
+      return Status::DeviceError("fpga.Conv ran on an arena the device cannot see");
     ++g_runs;
     KernelArgs on_cpu = args;
     on_cpu.device = nullptr;
@@ -70,7 +72,7 @@ void AddFakeFpgaKernels(KernelRegistry* registry, const FakeFpgaOptions& options
   KernelDef def;
   def.id = "fpga.Conv";
   def.op = "Conv";
-  def.device = Device::kFpga;
+  def.device = options.registered_device;
   def.create = MakeKernel<FakeFpgaConv>;
   registry->Add(def);
 }

@@ -4,12 +4,14 @@
 //   Prepare  accepts only when prepared for the fake FPGA's configuration
 //            (KernelSetup::device()), and refuses fused activations when
 //            FakeFpgaOptions::refuse_activation is set;
-//   Run      needs the fake runtime (KernelArgs::device) and computes with
-//            the CPU's Conv kernel, so a plan using it gives real outputs.
+//   Run      needs the fake runtime (KernelArgs::device) and a device-visible
+//            arena (KernelArgs::arena), and computes with the CPU's Conv
+//            kernel, so a plan using it gives real outputs.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "builder/place/target.h"
 #include "kernels/common/device_context.h"
@@ -22,15 +24,20 @@ constexpr char kFakeFpgaFingerprint[] = "fake-fpga-v1";
 
 class FakeFpgaConfig : public DeviceConfig {
  public:
+  explicit FakeFpgaConfig(std::string fingerprint = kFakeFpgaFingerprint) : fingerprint_(std::move(fingerprint)) {}
   Device device() const override { return Device::kFpga; }
   std::string name() const override { return "fake-fpga"; }
-  std::string fingerprint() const override { return kFakeFpgaFingerprint; }
+  std::string fingerprint() const override { return fingerprint_; }
+
+ private:
+  std::string fingerprint_;
 };
 
-// Device-visible memory is plain host memory here; counts Run calls that
-// reached the device.
+// Device-visible memory is plain host memory here; counts the arenas it
+// hands out. `fingerprint` stands for another accelerator configuration.
 class FakeFpgaRuntime : public DeviceRuntime, private MemoryAllocator {
  public:
+  explicit FakeFpgaRuntime(std::string fingerprint = kFakeFpgaFingerprint) : config_(std::move(fingerprint)) {}
   const DeviceConfig& config() const override { return config_; }
   MemoryAllocator& allocator() override { return *this; }
   int allocations() const { return allocations_; }
@@ -44,9 +51,11 @@ class FakeFpgaRuntime : public DeviceRuntime, private MemoryAllocator {
 
 struct FakeFpgaOptions {
   bool refuse_activation = false;
+  Device registered_device = Device::kFpga;
 };
 
-// Adds "fpga.Conv" (device kFpga) to `registry`.
+// Adds "fpga.Conv" (device kFpga) to `registry`. `registered_device`
+// stands for a kernel registered on another device than its id says.
 void AddFakeFpgaKernels(KernelRegistry* registry, const FakeFpgaOptions& options = {});
 // The CPU kernels of KernelRegistry::Global() plus the fake FPGA's.
 KernelRegistry MakeCpuAndFakeFpgaRegistry(const FakeFpgaOptions& options = {});

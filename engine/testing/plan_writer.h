@@ -1,5 +1,6 @@
 // A test-only plan writer: builds plan files for tiny graphs directly with
 // flatbuffers::FlatBufferBuilder, so engine tests do not need the builder.
+// Attributes and sealing go through schemas/plan_codec.h like the builder's.
 // Every field is public so a test can break exactly one thing:
 //
 //   PlanWriter w;
@@ -28,6 +29,7 @@ struct PlanTensor {
   Shape shape;
   int storage = 2;  // plan::Storage: 0 none, 1 constant, 2 arena
   int layout = 0;   // plan::Layout
+  int memory_space = 0;  // plan::MemorySpace; 0 (HOST) is not written, as in a 1.0 plan
   uint64_t offset = 0;
   uint64_t size_bytes = 0;
   std::vector<uint8_t> data;  // constants only; placed by Finish()
@@ -85,6 +87,7 @@ class PlanWriter {
   int metadata_format_minor = -1;
   std::string producer = "loom test";
   std::string model_hash = "0123456789abcdef";
+  std::string accelerator_fingerprint;
 
   PlanWriter();
 };

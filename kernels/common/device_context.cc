@@ -27,7 +27,7 @@ class HostAllocator final : public MemoryAllocator {
     const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
     void* p = std::aligned_alloc(alignment, rounded);
     if (p == nullptr) {
-      return Status::Internal("out of memory: cannot allocate " + std::to_string(bytes) + " bytes of host memory");
+      return Status::OutOfRange("cannot allocate " + std::to_string(bytes) + " bytes of host memory");
     }
     out->host = p;
     return Status::Ok();

@@ -52,8 +52,10 @@ struct TensorInfo {
   int rank() const { return static_cast<int>(shape.size()); }
 };
 
+// A node as its kernel sees it. It carries no node name: kernels return bare
+// messages ("weight has 3 dims, expected 4") and whoever calls them adds the
+// node's label ("conv1 (Conv): ...", common/node_label.h).
 struct KernelSetup {
-  std::string node_name;  // for messages
   std::string op;         // ONNX op type, e.g. "Conv"
   std::string domain;     // "" for the default ONNX domain
   int opset = 17;         // opset version of the node's domain in its model
@@ -67,7 +69,9 @@ struct KernelSetup {
 
   const DeviceConfig& device() const { return device_config ? *device_config : CpuDeviceConfig(); }
 
-  // Helpers for messages: "<node> (<op>): <what>".
+  // Errors with a bare message, e.g. "weight has 3 dims, expected 4" (an
+  // Unsupported one reads "unsupported <what>"). Kernels never name their
+  // node: whoever calls the kernel adds the node's label (common/node_label.h).
   Status Error(StatusCode code, const std::string& what) const;
   Status Invalid(const std::string& what) const { return Error(StatusCode::kInvalidArgument, what); }
   Status Unsupported(const std::string& what) const { return Error(StatusCode::kUnsupported, what); }
@@ -85,6 +89,9 @@ struct KernelArgs {
   void* scratch = nullptr;  // ScratchBytes() bytes, 64-byte aligned, not zeroed
   ThreadPool* pool = nullptr;  // null means run serially
   DeviceRuntime* device = nullptr;  // the node's device at run time; null for CPU nodes
+  // The context's activation arena: a device kernel finds where the device
+  // sees an arena pointer p at arena->device_address + (p - arena->host).
+  const MemoryBlock* arena = nullptr;
 
   template <typename T> const T* in(size_t i) const { return static_cast<const T*>(inputs[i]); }
   template <typename T> T* out(size_t i) const { return static_cast<T*>(outputs[i]); }

@@ -1,6 +1,7 @@
-// The CPU kernel groups. Each group's register.cc lists its kernels one line
-// each:  r->AddCpu("Relu", MakeKernel<ReluKernel>);  the build configuration's
-// file in kernels/registration/ lists the groups.
+// The CPU kernel groups. Each group lists its kernels one line each in its
+// kernels.def (LOOM_KERNEL("Relu", NewActivationKernel)), which its
+// register.cc turns into registrations; the build configuration's file in
+// kernels/registration/ lists the groups.
 //   math/    elementwise arithmetic, activations, comparisons, logic, Cast,
 //            reductions, Softmax family, ArgMax/TopK, normalizations
 //   nn/      Conv, ConvTranspose, MatMul, Gemm, pooling, LRN, Resize

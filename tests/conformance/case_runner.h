@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tests/conformance/forked_pool.h"
-#include "tests/conformance/tensor_compare.h"
+#include "tools/tensor_io/tensor_compare.h"
 
 namespace loom {
 namespace conformance {

@@ -6,8 +6,9 @@
 //                    [--update-unsupported] [--filter SUBSTR] [--jobs N]
 //                    [--timeout SECONDS] [--verbose]
 //
-// The data root defaults to $LOOM_ONNX_TESTDATA, else
-// /usr/share/libonnx-testdata/data; without it the run is skipped (exit 77).
+// The data root defaults to $LOOM_ONNX_TESTDATA, else the LOOM_ONNX_TESTDATA
+// CMake setting (/usr/share/libonnx-testdata/data); without it the run is
+// skipped (exit 77).
 // Fails (exit 1) if any case fails, if a case is unsupported but not listed,
 // or if a listed case now passes. --update-unsupported rewrites the list from
 // this run (entries outside --filter are kept).
@@ -23,6 +24,7 @@
 #include "tests/conformance/case_runner.h"
 #include "tests/conformance/forked_pool.h"
 #include "tests/conformance/unsupported_list.h"
+#include "tools/tensor_io/onnx_testdata_root.h"
 
 namespace {
 
@@ -30,7 +32,6 @@ namespace fs = std::filesystem;
 using loom::conformance::CaseResult;
 using loom::conformance::Outcome;
 
-constexpr char kDefaultDataRoot[] = "/usr/share/libonnx-testdata/data";
 constexpr const char* kSuites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
 constexpr int kSkipExitCode = 77;
 
@@ -53,8 +54,7 @@ int Usage(const std::string& error) {
 }
 
 bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
-  const char* env_root = std::getenv("LOOM_ONNX_TESTDATA");
-  options->data_root = env_root != nullptr && *env_root != '\0' ? env_root : kDefaultDataRoot;
+  options->data_root = loom::OnnxTestDataRoot();
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](std::string* out) {

@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/conformance/forked_pool.h"
-#include "tests/conformance/tensor_compare.h"
 #include "tests/conformance/unsupported_list.h"
+#include "tools/tensor_io/tensor_compare.h"
 
 namespace loom {
 namespace conformance {

@@ -68,10 +68,11 @@ if [[ -x /usr/bin/python3 ]]; then
   /usr/bin/python3 - "$WORK/out.txt" <<'PY' && pass "inspect json fields" || fail "inspect json fields"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["format_version"] == "1.0", j["format_version"]
+assert j["format_version"] == "1.1", j["format_version"]
 assert [n["kernel"] for n in j["nodes"]] == ["cpu.Add", "cpu.Relu"]
 assert j["nodes"][1]["inputs"] == ["sum"] and j["nodes"][1]["outputs"] == ["y/out"]
-assert j["inputs"][0] == {"name": "a", "dtype": "float32", "shape": [2, 3], "size_bytes": 24}
+assert j["inputs"][0] == {"name": "a", "dtype": "float32", "shape": [2, 3], "size_bytes": 24,
+                          "layout": "row_major", "memory_space": "host"}
 assert j["outputs"][1]["name"] == "y/out"
 assert j["arena_bytes"] > 0 and j["constants_bytes"] == 0
 for key in ("producer", "model_hash", "nodes"):
@@ -90,6 +91,15 @@ assert j['mean_ms'] >= j['min_ms']
 fi
 expect_ok "bench text" "$LOOM" bench "$PLAN" --iters 3
 grep -q "median" "$WORK/out.txt" || fail "bench text shows median"
+
+# The build side, when this loom has it (LOOM_BUILDER=ON).
+if "$LOOM" build --help >/dev/null 2>&1; then
+  expect_ok "build --list-passes" "$LOOM" build --list-passes --target cpu
+  grep -q "^2. graph passes" "$WORK/out.txt" && grep -q "^3. placement for target 'cpu'" "$WORK/out.txt" \
+    && sed -n '/^4. post-placement/,/^5\./p' "$WORK/out.txt" | grep -q "fuse_activation" \
+    && pass "phases listed with their passes" || fail "phases listed with their passes: $(cat "$WORK/out.txt")"
+  expect_error "build --target unknown" "unknown target 'gpu' (targets: cpu)" "$LOOM" build --list-passes --target gpu
+fi
 
 echo "$failures failure(s)"
 [[ $failures -eq 0 ]]

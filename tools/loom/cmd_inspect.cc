@@ -1,7 +1,8 @@
 // `loom inspect MODEL.plan [--json] [--explain]`
 // Shows what a plan holds: format version, producer, memory sizes, graph
-// inputs and outputs, and one row per node (name, op, fused ops, kernel,
-// device, input -> output shapes); --explain adds each placement reason.
+// inputs and outputs (dtype, shape, layout, memory space), and one row per
+// node (name, op, fused ops, kernel, device, input -> output shapes);
+// --explain adds each placement reason.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -41,7 +42,8 @@ void WriteTensorList(JsonWriter* j, const std::vector<TensorDesc>& list) {
   for (const TensorDesc& d : list) {
     j->BeginObject().Field("name", d.name).Field("dtype", DTypeName(d.dtype)).Key("shape").BeginArray(true);
     for (int64_t dim : d.shape) j->Int(dim);
-    j->EndArray().Key("size_bytes").UInt(d.size_bytes).EndObject();
+    j->EndArray().Key("size_bytes").UInt(d.size_bytes);
+    j->Field("layout", LayoutName(d.layout)).Field("memory_space", MemorySpaceName(d.memory_space)).EndObject();
   }
   j->EndArray();
 }
@@ -125,7 +127,10 @@ void PrintText(const std::string& path, const Engine& engine, bool explain) {
     const auto& list = which == 0 ? engine.inputs() : engine.outputs();
     std::printf("%s (%zu):\n", which == 0 ? "inputs" : "outputs", list.size());
     std::vector<std::vector<std::string>> rows;
-    for (const TensorDesc& d : list) rows.push_back({d.name, DTypeName(d.dtype), ShapeToString(d.shape)});
+    for (const TensorDesc& d : list) {
+      rows.push_back({d.name, DTypeName(d.dtype), ShapeToString(d.shape), LayoutName(d.layout),
+                      MemorySpaceName(d.memory_space)});
+    }
     PrintTable(rows, {});
   }
 

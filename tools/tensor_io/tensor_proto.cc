@@ -1,8 +1,5 @@
-// onnx.TensorProto decoded straight from the protobuf wire format, without
-// libprotobuf. A message is a sequence of (tag = field << 3 | wire type,
-// value); wire types: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32.
-// Repeated numeric fields arrive packed (one length-delimited run) or one
-// value per tag; both are accepted. Fields used (onnx.proto):
+// onnx.TensorProto decoded straight from the protobuf wire format (see
+// proto_wire.h), without libprotobuf. Fields used (onnx.proto):
 //   1 dims (int64)   2 data_type   4 float_data   5 int32_data   6 string_data
 //   7 int64_data     8 name        9 raw_data    10 double_data 11 uint64_data
 //  13 external_data 14 data_location (1 = EXTERNAL)
@@ -13,112 +10,12 @@
 
 #include "tools/tensor_io/file_util.h"
 #include "tools/tensor_io/host_tensor.h"
+#include "tools/tensor_io/proto_wire.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "TensorProto decoding assumes a little-endian host");
 
 namespace loom {
 namespace {
-
-enum WireType { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
-
-Status BadWireType(uint64_t field, int wire_type) {
-  return Status::InvalidArgument("malformed TensorProto: field " + std::to_string(field) + " has wire type " +
-                                 std::to_string(wire_type));
-}
-
-class WireReader {
- public:
-  WireReader(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
-  bool done() const { return p_ == end_; }
-
-  Status Varint(uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p_ == end_) return Truncated("varint");
-      const uint8_t b = *p_++;
-      *v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return Status::Ok();
-    }
-    return Status::InvalidArgument("malformed TensorProto: varint longer than 10 bytes");
-  }
-  Status Fixed(void* out, size_t bytes) {
-    if (static_cast<size_t>(end_ - p_) < bytes) return Truncated("fixed-size value");
-    std::memcpy(out, p_, bytes);
-    p_ += bytes;
-    return Status::Ok();
-  }
-  // A length-delimited payload: [*data, *data + *size).
-  Status Bytes(const uint8_t** data, size_t* size) {
-    uint64_t len = 0;
-    RETURN_IF_ERROR(Varint(&len));
-    if (len > static_cast<uint64_t>(end_ - p_)) return Truncated("length-delimited field");
-    *data = p_;
-    *size = static_cast<size_t>(len);
-    p_ += len;
-    return Status::Ok();
-  }
-  Status Skip(int wire_type, uint64_t field) {
-    uint64_t ignored = 0;
-    const uint8_t* data = nullptr;
-    size_t size = 0;
-    switch (wire_type) {
-      case kVarint: return Varint(&ignored);
-      case kFixed64: return Fixed(&ignored, 8);
-      case kFixed32: return Fixed(&ignored, 4);
-      case kLengthDelimited: return Bytes(&data, &size);
-      default: return BadWireType(field, wire_type);
-    }
-  }
-
- private:
-  static Status Truncated(const char* what) {
-    return Status::InvalidArgument(std::string("malformed TensorProto: truncated ") + what);
-  }
-  const uint8_t* p_;
-  const uint8_t* end_;
-};
-
-// Collects a repeated varint field, packed or not.
-Status ReadVarints(WireReader* r, uint64_t field, int wire_type, std::vector<uint64_t>* out) {
-  if (wire_type == kVarint) {
-    uint64_t v = 0;
-    RETURN_IF_ERROR(r->Varint(&v));
-    out->push_back(v);
-    return Status::Ok();
-  }
-  if (wire_type != kLengthDelimited) return BadWireType(field, wire_type);
-  const uint8_t* data = nullptr;
-  size_t size = 0;
-  RETURN_IF_ERROR(r->Bytes(&data, &size));
-  WireReader packed(data, size);
-  while (!packed.done()) {
-    uint64_t v = 0;
-    RETURN_IF_ERROR(packed.Varint(&v));
-    out->push_back(v);
-  }
-  return Status::Ok();
-}
-
-// Collects a repeated fixed-size field (float, double), packed or not.
-Status ReadFixed(WireReader* r, uint64_t field, int wire_type, size_t width, std::vector<uint8_t>* out) {
-  const int single = width == 4 ? kFixed32 : kFixed64;
-  if (wire_type == single) {
-    uint8_t v[8];
-    RETURN_IF_ERROR(r->Fixed(v, width));
-    out->insert(out->end(), v, v + width);
-    return Status::Ok();
-  }
-  if (wire_type != kLengthDelimited) return BadWireType(field, wire_type);
-  const uint8_t* data = nullptr;
-  size_t size = 0;
-  RETURN_IF_ERROR(r->Bytes(&data, &size));
-  if (size % width != 0) {
-    return Status::InvalidArgument("malformed TensorProto: packed run of " + std::to_string(size) +
-                                   " bytes is not a multiple of " + std::to_string(width));
-  }
-  out->insert(out->end(), data, data + size);
-  return Status::Ok();
-}
 
 struct Fields {
   std::vector<uint64_t> dims;
@@ -135,57 +32,29 @@ struct Fields {
 };
 
 Status ReadFields(const uint8_t* data, size_t size, Fields* f) {
-  WireReader r(data, size);
-  while (!r.done()) {
-    uint64_t tag = 0;
-    RETURN_IF_ERROR(r.Varint(&tag));
-    const uint64_t field = tag >> 3;
-    const int wire = static_cast<int>(tag & 7);
-    if (field == 0) return Status::InvalidArgument("malformed TensorProto: field number 0");
+  WireReader r(data, size, "TensorProto");
+  int64_t location = 0;
+  RETURN_IF_ERROR(r.ForEachField([&](uint64_t field, int wire) -> Status {
     switch (field) {
-      case 1: RETURN_IF_ERROR(ReadVarints(&r, field, wire, &f->dims)); break;
-      case 2: {
-        if (wire != kVarint) return Status::InvalidArgument("malformed TensorProto: data_type is not a varint");
-        uint64_t v = 0;
-        RETURN_IF_ERROR(r.Varint(&v));
-        f->data_type = static_cast<int64_t>(v);
-        break;
-      }
-      case 4: RETURN_IF_ERROR(ReadFixed(&r, field, wire, 4, &f->floats)); break;
-      case 5: RETURN_IF_ERROR(ReadVarints(&r, field, wire, &f->int32s)); break;
+      case 1: return r.RepeatedVarints(field, wire, &f->dims);
+      case 2: return r.Int(field, wire, &f->data_type);
+      case 4: return r.RepeatedFixed(field, wire, 4, &f->floats);
+      case 5: return r.RepeatedVarints(field, wire, &f->int32s);
       case 6:
         f->has_strings = true;
-        RETURN_IF_ERROR(r.Skip(wire, field));
-        break;
-      case 7: RETURN_IF_ERROR(ReadVarints(&r, field, wire, &f->int64s)); break;
-      case 8:
-      case 9: {
-        if (wire != kLengthDelimited)
-          return Status::InvalidArgument("malformed TensorProto: field " + std::to_string(field) + " is not bytes");
-        const uint8_t* p = nullptr;
-        size_t n = 0;
-        RETURN_IF_ERROR(r.Bytes(&p, &n));
-        if (field == 8) {
-          f->name.assign(reinterpret_cast<const char*>(p), n);
-        } else {
-          f->raw = p;
-          f->raw_size = n;
-          f->has_raw = true;
-        }
-        break;
-      }
-      case 10: RETURN_IF_ERROR(ReadFixed(&r, field, wire, 8, &f->doubles)); break;
-      case 11: RETURN_IF_ERROR(ReadVarints(&r, field, wire, &f->uint64s)); break;
-      case 14: {
-        if (wire != kVarint) return Status::InvalidArgument("malformed TensorProto: data_location is not a varint");
-        uint64_t v = 0;
-        RETURN_IF_ERROR(r.Varint(&v));
-        f->external = v == 1;
-        break;
-      }
-      default: RETURN_IF_ERROR(r.Skip(wire, field)); break;
+        return r.Skip(field, wire);
+      case 7: return r.RepeatedVarints(field, wire, &f->int64s);
+      case 8: return r.String(field, wire, &f->name);
+      case 9:
+        f->has_raw = true;
+        return r.Bytes(field, wire, &f->raw, &f->raw_size);
+      case 10: return r.RepeatedFixed(field, wire, 8, &f->doubles);
+      case 11: return r.RepeatedVarints(field, wire, &f->uint64s);
+      case 14: return r.Int(field, wire, &location);
+      default: return r.Skip(field, wire);
     }
-  }
+  }));
+  f->external = location == 1;
   return Status::Ok();
 }
 

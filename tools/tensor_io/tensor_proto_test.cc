@@ -18,7 +18,7 @@ namespace loom {
 namespace {
 
 const std::string kTestData = LOOM_TENSOR_IO_TESTDATA;
-const std::string kNodeData = LOOM_ONNX_NODE_TESTDATA;
+const std::string kNodeData = testing::OnnxNodeTestData();
 
 std::string PathOf(const testing::Expectation& e) {
   if (e.path.rfind("node/", 0) == 0) return kNodeData + "/" + e.path.substr(5);

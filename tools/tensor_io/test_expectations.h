@@ -1,14 +1,17 @@
 // Test helper: the expectations written by testdata/make_testdata.py
-// (path, ONNX dtype, dims, FNV-1a 64 of the element bytes, or REFUSE).
+// (path, ONNX dtype, dims, FNV-1a 64 of the element bytes, or REFUSE), and
+// where ONNX's node test data is.
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/dtype.h"
+#include "tools/tensor_io/onnx_testdata_root.h"
 
 namespace loom {
 namespace testing {
@@ -20,6 +23,8 @@ struct Expectation {
   std::string dims;  // ShapeToString form
   std::string hash;  // 16 hex digits
 };
+
+inline std::string OnnxNodeTestData() { return OnnxTestDataRoot() + "/node"; }
 
 inline std::string Fnv1a64(const std::vector<uint8_t>& bytes) {
   uint64_t h = 0xcbf29ce484222325ull;

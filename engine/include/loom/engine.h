@@ -22,14 +22,18 @@
 #include <string_view>
 #include <vector>
 
+#include "common/device.h"
 #include "common/dtype.h"
+#include "common/layout.h"
 #include "common/status.h"
 
 namespace loom {
 
-class ExecutionContext;
+class DeviceRuntime;
 class EngineImpl;
+class ExecutionContext;
 class KernelRegistry;
+class MemoryAllocator;
 
 // A graph input or output.
 struct TensorDesc {
@@ -37,6 +41,8 @@ struct TensorDesc {
   DType dtype = DType::kUndefined;
   Shape shape;
   size_t size_bytes = 0;
+  Layout layout = Layout::kRowMajor;              // how the bytes are arranged (shape in ONNX order)
+  MemorySpace memory_space = MemorySpace::kHost;  // as the plan records it
 };
 
 // One node of a loaded plan, for tools (`loom inspect`).
@@ -69,9 +75,23 @@ struct PlanInfo {
   std::string accelerator_fingerprint;  // empty when every node runs on the CPU
 };
 
+struct LoadOptions {
+  // Where kernel ids are looked up; null means KernelRegistry::Global()
+  // (every built-in kernel). Only used during Load.
+  const KernelRegistry* registry = nullptr;
+  // The accelerator that runs the plan's nodes placed off the CPU
+  // (kernels/common/device_context.h). Null when none is attached: a plan
+  // with such nodes is then refused. The engine keeps it alive.
+  std::shared_ptr<DeviceRuntime> device;
+};
+
 struct ContextOptions {
   // Threads used inside one Run (the calling thread included).
   int num_threads = 1;
+  // Where the context's activation arena comes from. Null means: the
+  // attached device's allocator when the plan asks for device-visible
+  // memory, plain host memory otherwise. Must outlive the context.
+  MemoryAllocator* allocator = nullptr;
 };
 
 // Contexts keep their engine alive (shared ownership).
@@ -86,6 +106,10 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // (custom kernels, tests). The registry is only used during the call.
   static Status Load(const std::string& path, const KernelRegistry& registry, std::shared_ptr<const Engine>* out);
   static Status LoadFromBuffer(const void* data, size_t size, const KernelRegistry& registry,
+                               std::shared_ptr<const Engine>* out);
+  // The general forms: a registry and an attached device.
+  static Status Load(const std::string& path, const LoadOptions& options, std::shared_ptr<const Engine>* out);
+  static Status LoadFromBuffer(const void* data, size_t size, const LoadOptions& options,
                                std::shared_ptr<const Engine>* out);
 
   ~Engine();

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <memory>
 
-#include "kernels/cpu/math/math_kernels.h"
 #include "kernels/cpu/math/unary_kernel.h"
 
 namespace loom {

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <memory>
 
-#include "kernels/cpu/math/math_kernels.h"
 #include "kernels/cpu/math/math_util.h"
 
 namespace loom {
@@ -44,7 +43,7 @@ class ArgMinMaxKernel : public Kernel {
   Status Prepare(const KernelSetup& setup) override {
     const bool is_max = setup.op == "ArgMax";
     if (!is_max && setup.op != "ArgMin") return setup.Unsupported("op is not ArgMax or ArgMin");
-    RETURN_IF_ERROR(CheckArity(setup, 1, 1, 1, 1));
+    RETURN_IF_ERROR(CheckNode(setup, 1, 1, 1, 1));
     Shape out_shape;
     RETURN_IF_ERROR(ComputeShape(setup, &out_shape));
     const TensorInfo& x = setup.inputs[0];
@@ -88,14 +87,11 @@ class ArgMinMaxKernel : public Kernel {
  private:
   Status ComputeShape(const KernelSetup& setup, Shape* out) {
     const Shape& in = setup.inputs[0].shape;
-    int64_t axis_attr = 0, keepdims = 1;
-    RETURN_IF_ERROR(ReadIntAttr(setup, "axis", 0, &axis_attr));
-    RETURN_IF_ERROR(ReadIntAttr(setup, "keepdims", 1, &keepdims));
     const int rank = static_cast<int>(in.size());
+    int64_t keepdims = 1;
     int axis = 0;
-    if (!NormalizeAxis(axis_attr, rank, &axis)) {
-      return setup.Invalid("axis " + std::to_string(axis_attr) + " out of range for rank " + std::to_string(rank));
-    }
+    RETURN_IF_ERROR(ReadAxisAttr(setup, "axis", 0, rank, &axis));
+    RETURN_IF_ERROR(ReadIntAttr(setup, "keepdims", 1, &keepdims));
     layout_ = Layout();
     out->clear();
     for (int d = 0; d < rank; ++d) {

@@ -12,7 +12,6 @@
 #include <type_traits>
 
 #include "kernels/cpu/math/binary_kernel.h"
-#include "kernels/cpu/math/math_kernels.h"
 
 namespace loom {
 namespace math {

@@ -232,8 +232,8 @@ TEST(ArithmeticTest, RejectsBadSetups) {
   const Status s = RunOne("Sub", {}, {TestTensor::Empty(DType::kFloat16, {1}), TestTensor::Empty(DType::kFloat16, {1})},
                           DType::kFloat16, {1}, &out);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
-  EXPECT_NE(s.message().find("float16"), std::string::npos) << s.message();
-  EXPECT_NE(s.message().find("test_node"), std::string::npos) << s.message();
+  // Kernels return bare messages: the caller names the node.
+  EXPECT_EQ(s.message(), "unsupported dtype float16 for inputs");
 }
 
 TEST(ArithmeticTest, InferOutputShapes) {

@@ -13,7 +13,7 @@ const BinaryOpDef* BinaryKernel::Find(const KernelSetup& setup) const {
 Status BinaryKernel::Prepare(const KernelSetup& setup) {
   const BinaryOpDef* def = Find(setup);
   if (!def) return setup.Unsupported("op is not an elementwise binary op");
-  RETURN_IF_ERROR(CheckArity(setup, 2, 2, 1, 2));
+  RETURN_IF_ERROR(CheckNode(setup, 2, 2, 1, 1));
   const TensorInfo& a = setup.inputs[0];
   const TensorInfo& b = setup.inputs[1];
   if (def->same_dtype && a.dtype != b.dtype) {

@@ -11,7 +11,6 @@
 #include <type_traits>
 
 #include "common/float16.h"
-#include "kernels/cpu/math/math_kernels.h"
 #include "kernels/cpu/math/math_util.h"
 
 namespace loom {
@@ -82,7 +81,7 @@ class CastKernel : public Kernel {
   Status Prepare(const KernelSetup& setup) override {
     DType to = DType::kUndefined;
     if (setup.op == "Cast") {
-      RETURN_IF_ERROR(CheckArity(setup, 1, 1, 1, 1));
+      RETURN_IF_ERROR(CheckNode(setup, 1, 1, 1, 1));
       const Attribute* a = setup.attrs.Find("to");
       if (!a || a->kind != Attribute::Kind::kInt) return setup.Invalid("missing int attribute 'to'");
       if (a->i < 0 || a->i > INT32_MAX || !IsKnownDType(static_cast<int32_t>(a->i))) {
@@ -90,7 +89,7 @@ class CastKernel : public Kernel {
       }
       to = static_cast<DType>(a->i);
     } else if (setup.op == "CastLike") {
-      RETURN_IF_ERROR(CheckArity(setup, 2, 2, 1, 2));
+      RETURN_IF_ERROR(CheckNode(setup, 2, 2, 1, 1));
       to = setup.inputs[1].dtype;
     } else {
       return setup.Unsupported("op is not Cast or CastLike");

@@ -7,7 +7,6 @@
 #include <limits>
 #include <memory>
 
-#include "kernels/cpu/math/math_kernels.h"
 #include "kernels/cpu/math/math_util.h"
 
 namespace loom {
@@ -31,7 +30,7 @@ class ClipKernel : public Kernel {
  public:
   Status Prepare(const KernelSetup& setup) override {
     const bool attr_form = setup.opset < 11;
-    RETURN_IF_ERROR(CheckArity(setup, 1, attr_form ? 1 : 3, 1, 1));
+    RETURN_IF_ERROR(CheckNode(setup, 1, attr_form ? 1 : 3, 1, 1));
     const TensorInfo& x = setup.inputs[0];
     loop_ = nullptr;
     VisitType<kNumericTypes>(x.dtype, [&](auto tag) { loop_ = &ClipLoopImpl<decltype(tag)>; });

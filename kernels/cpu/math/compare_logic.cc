@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "kernels/cpu/math/binary_kernel.h"
-#include "kernels/cpu/math/math_kernels.h"
 
 namespace loom {
 namespace math {

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <memory>
 
-#include "kernels/cpu/math/math_kernels.h"
 #include "kernels/cpu/math/math_util.h"
 
 namespace loom {
@@ -55,7 +54,7 @@ void CumSumLoopImpl(const void* xv, void* yv, const Layout& l, bool exclusive, b
 class CumSumKernel : public Kernel {
  public:
   Status Prepare(const KernelSetup& setup) override {
-    RETURN_IF_ERROR(CheckArity(setup, 2, 2, 1, 2));
+    RETURN_IF_ERROR(CheckNode(setup, 2, 2, 1, 1));
     const TensorInfo& x = setup.inputs[0];
     const TensorInfo& axis = setup.inputs[1];
     loop_ = nullptr;
@@ -75,11 +74,10 @@ class CumSumKernel : public Kernel {
     reverse_ = reverse != 0;
     axis_dtype_ = axis.dtype;
     shape_ = x.shape;
-    name_ = setup.node_name + " (" + setup.op + ")";
     if (x.rank() == 0) return setup.Invalid("input x must have rank >= 1");
     runtime_axis_ = axis.const_data == nullptr;
     if (!runtime_axis_) {
-      const int64_t a = ReadIndex(axis.const_data, axis.dtype, 0);
+      const int64_t a = LoadIndex(axis.const_data, axis.dtype, 0);
       if (!MakeLayout(a, &layout_)) {
         return setup.Invalid("axis " + std::to_string(a) + " out of range for rank " + std::to_string(x.rank()));
       }
@@ -90,9 +88,9 @@ class CumSumKernel : public Kernel {
   Status Run(const KernelArgs& args) const override {
     Layout layout = layout_;
     if (runtime_axis_) {
-      const int64_t a = ReadIndex(args.inputs[1], axis_dtype_, 0);
+      const int64_t a = LoadIndex(args.inputs[1], axis_dtype_, 0);
       if (!MakeLayout(a, &layout)) {
-        return Status::InvalidArgument(name_ + ": axis " + std::to_string(a) + " out of range for rank " +
+        return Status::InvalidArgument("axis " + std::to_string(a) + " out of range for rank " +
                                        std::to_string(shape_.size()));
       }
     }
@@ -112,8 +110,8 @@ class CumSumKernel : public Kernel {
 
  private:
   bool MakeLayout(int64_t axis_value, Layout* l) const {
-    int axis = 0;
-    if (!NormalizeAxis(axis_value, static_cast<int>(shape_.size()), &axis)) return false;
+    int64_t axis = 0;
+    if (!NormalizeAxis(axis_value, static_cast<int64_t>(shape_.size()), &axis)) return false;
     *l = Layout();
     for (int d = 0; d < static_cast<int>(shape_.size()); ++d) {
       if (d < axis) l->outer *= shape_[d];
@@ -130,7 +128,6 @@ class CumSumKernel : public Kernel {
   DType axis_dtype_ = DType::kInt64;
   Shape shape_;
   Layout layout_;
-  std::string name_;  // "<node> (CumSum)" for run-time errors
 };
 
 }  // namespace

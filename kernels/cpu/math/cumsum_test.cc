@@ -105,7 +105,7 @@ TEST(CumSumTest, RejectsBadSetups) {
   // A run-time axis out of range fails in Run, without touching memory out of bounds.
   const Status s = RunOne("CumSum", {}, {x, TestTensor::Of<int64_t>({}, {-3})}, DType::kFloat32, {2, 3}, &out);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(s.message().find("test_node"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message(), "axis -3 out of range for rank 2");
 }
 
 }  // namespace

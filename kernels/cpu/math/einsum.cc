@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/math/math_kernels.h"
 #include "kernels/cpu/math/math_util.h"
 
 namespace loom {
@@ -122,7 +121,7 @@ class EinsumKernel : public Kernel {
   Status Prepare(const KernelSetup& setup) override {
     const size_t n = setup.inputs.size();
     if (n < 1) return setup.Invalid("needs at least one input");
-    RETURN_IF_ERROR(CheckArity(setup, 1, n, 1, n));
+    RETURN_IF_ERROR(CheckNode(setup, n, n, 1, 1));
     if (n > static_cast<size_t>(kMaxInputs)) {
       return setup.Unsupported("more than " + std::to_string(kMaxInputs) + " inputs");
     }

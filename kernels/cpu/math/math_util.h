@@ -1,7 +1,8 @@
 // Helpers shared by the math kernels: dtype sets and dispatch from a run-time
 // DType to a C++ type, overflow-safe integer arithmetic (signed overflow
-// wraps instead of being undefined), saturating float -> integer conversion,
-// and shape checks with messages in the project's style.
+// wraps instead of being undefined), saturating float -> integer conversion.
+// Node checks and attribute readers are common to every kernel group
+// (kernels/common/kernel_checks.h, attribute_readers.h).
 #pragma once
 
 #include <cmath>
@@ -12,14 +13,13 @@
 
 #include "common/dtype.h"
 #include "common/status.h"
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/index_tensor.h"
 #include "kernels/common/kernel.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace loom {
 namespace math {
-
-// Highest tensor rank the math kernels accept (Run keeps index arrays of this
-// size on the stack).
-constexpr int kMaxRank = 16;
 
 // Elements per parallel task for cheap elementwise work.
 constexpr int64_t kElementwiseGrain = 1 << 14;
@@ -124,35 +124,9 @@ inline To ConvertTo(From x) {
 template <typename T>
 using ComputeType = std::conditional_t<std::is_same_v<T, float>, float, double>;
 
-// Normalizes `axis` in [-rank, rank) to [0, rank); false when out of range.
-inline bool NormalizeAxis(int64_t axis, int rank, int* out) {
-  if (axis < -rank || axis >= rank) return false;
-  *out = static_cast<int>(axis < 0 ? axis + rank : axis);
-  return true;
-}
-
-// Checks the node has exactly `n_out` outputs and between min_in and max_in
-// inputs, the first `required` of them present.
-Status CheckArity(const KernelSetup& setup, size_t min_in, size_t max_in, size_t n_out, size_t required);
-
-// Checks output `i` has dtype `dtype` and shape `shape`.
-Status CheckOutput(const KernelSetup& setup, size_t i, DType dtype, const Shape& shape);
-
-// Checks that every dim of `shape` is >= 0 and its rank is at most kMaxRank.
-Status CheckShape(const KernelSetup& setup, const std::string& what, const Shape& shape);
-
-// Reads an optional scalar attribute, checking its kind (an int attribute is
-// accepted where a float is expected). Absent -> *out = def.
-Status ReadFloatAttr(const KernelSetup& setup, const char* name, float def, float* out);
-Status ReadIntAttr(const KernelSetup& setup, const char* name, int64_t def, int64_t* out);
-
 // "unsupported dtype float16 for input X" style messages.
-Status UnsupportedDType(const KernelSetup& setup, const std::string& tensor, DType dtype);
-
-// Reads a constant or run-time integer tensor (int32 or int64) element.
-inline int64_t ReadIndex(const void* data, DType dtype, int64_t i) {
-  if (dtype == DType::kInt32) return static_cast<const int32_t*>(data)[i];
-  return static_cast<const int64_t*>(data)[i];
+inline Status UnsupportedDType(const KernelSetup& setup, const std::string& tensor, DType dtype) {
+  return setup.Unsupported(std::string("dtype ") + DTypeName(dtype) + " for " + tensor);
 }
 
 }  // namespace math

@@ -20,7 +20,6 @@
 #include <memory>
 #include <type_traits>
 
-#include "kernels/cpu/math/math_kernels.h"
 #include "kernels/cpu/math/reduce_plan.h"
 
 namespace loom {
@@ -298,12 +297,11 @@ class ReduceKernel : public Kernel {
   int64_t in_dims_[kMaxRank] = {};
   Shape out_shape_;
   ReducePlan plan_;
-  std::string name_;  // "<node> (<op>)" for run-time errors
 };
 
 Status ReduceKernel::ReadAxes(const KernelSetup& setup, std::vector<int64_t>* axes, bool* axes_known) {
   input_form_ = setup.op == "ReduceSum" ? setup.opset >= 13 : setup.opset >= 18;
-  RETURN_IF_ERROR(CheckArity(setup, 1, input_form_ ? 2 : 1, 1, 1));
+  RETURN_IF_ERROR(CheckNode(setup, 1, input_form_ ? 2 : 1, 1, 1));
   int64_t keepdims = 1, noop = 0;
   RETURN_IF_ERROR(ReadIntAttr(setup, "keepdims", 1, &keepdims));
   RETURN_IF_ERROR(ReadIntAttr(setup, "noop_with_empty_axes", 0, &noop));
@@ -330,7 +328,7 @@ Status ReduceKernel::ReadAxes(const KernelSetup& setup, std::vector<int64_t>* ax
     *axes_known = num_axes_ == 0;
     return Status::Ok();
   }
-  for (int64_t i = 0; i < num_axes_; ++i) axes->push_back(ReadIndex(t.const_data, t.dtype, i));
+  for (int64_t i = 0; i < num_axes_; ++i) axes->push_back(LoadIndex(t.const_data, t.dtype, i));
   return Status::Ok();
 }
 
@@ -348,7 +346,6 @@ Status ReduceKernel::Prepare(const KernelSetup& setup) {
   rank_ = x.rank();
   for (int d = 0; d < rank_; ++d) in_dims_[d] = x.shape[d];
   out_shape_ = setup.outputs[0].shape;
-  name_ = setup.node_name + " (" + setup.op + ")";
   runtime_axes_ = !axes_known;
   if (runtime_axes_) {
     if (setup.outputs[0].dtype != x.dtype) {
@@ -397,21 +394,20 @@ Status ReduceKernel::Run(const KernelArgs& args) const {
   }
   int64_t axes[kMaxRank];
   if (num_axes_ > rank_) {
-    return Status::InvalidArgument(name_ + ": " + std::to_string(num_axes_) + " axes for rank " +
-                                   std::to_string(rank_));
+    return Status::InvalidArgument(std::to_string(num_axes_) + " axes for rank " + std::to_string(rank_));
   }
-  for (int64_t i = 0; i < num_axes_; ++i) axes[i] = ReadIndex(args.inputs[1], axes_dtype_, i);
+  for (int64_t i = 0; i < num_axes_; ++i) axes[i] = LoadIndex(args.inputs[1], axes_dtype_, i);
   bool mask[kMaxRank];
   std::string error;
   if (!AxesToMask(axes, num_axes_, rank_, noop_, mask, &error)) {
-    return Status::InvalidArgument(name_ + ": input axes: " + error);
+    return Status::InvalidArgument("input axes: " + error);
   }
   int64_t out_dims[kMaxRank];
   const int out_rank = ReducedShape(in_dims_, rank_, mask, keepdims_, out_dims);
   bool match = out_rank == static_cast<int>(out_shape_.size());
   for (int d = 0; match && d < out_rank; ++d) match = out_dims[d] == out_shape_[d];
   if (!match) {
-    return Status::InvalidArgument(name_ + ": run-time axes give output shape " +
+    return Status::InvalidArgument("run-time axes give output shape " +
                                    ShapeToString(Shape(out_dims, out_dims + out_rank)) + ", plan has " +
                                    ShapeToString(out_shape_));
   }

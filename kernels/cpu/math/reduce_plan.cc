@@ -48,7 +48,7 @@ bool AxesToMask(const int64_t* axes, int64_t num_axes, int rank, bool noop_with_
                 std::string* error) {
   for (int d = 0; d < rank; ++d) mask[d] = num_axes == 0 && !noop_with_empty_axes;
   for (int64_t i = 0; i < num_axes; ++i) {
-    int axis = 0;
+    int64_t axis = 0;
     if (!NormalizeAxis(axes[i], rank, &axis)) {
       *error = "axis " + std::to_string(axes[i]) + " out of range for rank " + std::to_string(rank);
       return false;

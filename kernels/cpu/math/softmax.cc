@@ -11,7 +11,6 @@
 #include <limits>
 #include <memory>
 
-#include "kernels/cpu/math/math_kernels.h"
 #include "kernels/cpu/math/math_util.h"
 
 namespace loom {
@@ -137,7 +136,7 @@ class SoftmaxKernel : public Kernel {
     } else {
       return setup.Unsupported("op is not Softmax, LogSoftmax or Hardmax");
     }
-    RETURN_IF_ERROR(CheckArity(setup, 1, 1, 1, 1));
+    RETURN_IF_ERROR(CheckNode(setup, 1, 1, 1, 1));
     const TensorInfo& x = setup.inputs[0];
     loop_ = nullptr;
     VisitType<kFloatTypes>(x.dtype, [&](auto tag) {
@@ -171,9 +170,7 @@ class SoftmaxKernel : public Kernel {
       for (int d = 0; d < rank; ++d) (d < axis ? layout_.outer : layout_.count) *= x.shape[d];
     } else {
       int axis = 0;
-      if (!NormalizeAxis(axis_attr, rank, &axis)) {
-        return setup.Invalid("axis " + std::to_string(axis_attr) + " out of range for rank " + std::to_string(rank));
-      }
+      RETURN_IF_ERROR(ReadAxisAttr(setup, "axis", -1, rank, &axis));
       for (int d = 0; d < rank; ++d) {
         if (d < axis) layout_.outer *= x.shape[d];
         if (d == axis) layout_.count = x.shape[d];

@@ -9,7 +9,7 @@ Status UnaryKernel::Prepare(const KernelSetup& setup) {
     if (setup.op == table_[i].op) def = &table_[i];
   }
   if (!def) return setup.Unsupported("op is not an elementwise unary op");
-  RETURN_IF_ERROR(CheckArity(setup, 1, 1, 1, 1));
+  RETURN_IF_ERROR(CheckNode(setup, 1, 1, 1, 1));
   const TensorInfo& x = setup.inputs[0];
   loop_ = def->select(x.dtype);
   if (!loop_) return UnsupportedDType(setup, "input X", x.dtype);

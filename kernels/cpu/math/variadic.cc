@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "kernels/cpu/math/binary_kernel.h"
-#include "kernels/cpu/math/math_kernels.h"
 
 namespace loom {
 namespace math {
@@ -60,7 +59,7 @@ class VariadicKernel : public Kernel {
     }
     const size_t n = setup.inputs.size();
     if (n < 1) return setup.Invalid("needs at least one input");
-    RETURN_IF_ERROR(CheckArity(setup, 1, n, 1, n));
+    RETURN_IF_ERROR(CheckNode(setup, n, n, 1, 1));
     const DType dtype = setup.inputs[0].dtype;
     std::vector<Shape> shapes;
     for (size_t i = 0; i < n; ++i) {

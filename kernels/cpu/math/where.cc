@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "kernels/cpu/math/broadcast.h"
-#include "kernels/cpu/math/math_kernels.h"
 #include "kernels/cpu/math/math_util.h"
 
 namespace loom {
@@ -39,7 +38,7 @@ void WhereLoopImpl(const uint8_t* c, int sc, const void* xv, int sx, const void*
 class WhereKernel : public Kernel {
  public:
   Status Prepare(const KernelSetup& setup) override {
-    RETURN_IF_ERROR(CheckArity(setup, 3, 3, 1, 3));
+    RETURN_IF_ERROR(CheckNode(setup, 3, 3, 1, 1));
     const TensorInfo& c = setup.inputs[0];
     const TensorInfo& x = setup.inputs[1];
     const TensorInfo& y = setup.inputs[2];

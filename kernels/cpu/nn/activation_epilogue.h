@@ -19,6 +19,7 @@
 #include "kernels/common/kernel.h"
 
 namespace loom {
+namespace nn {
 
 enum class ActivationKind { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish, kTanh };
 
@@ -132,4 +133,5 @@ inline void ApplyActivation(const Activation& act, T* data, int64_t n) {
   }
 }
 
+}  // namespace nn
 }  // namespace loom

@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/nn/conv_geometry.h"
-#include "kernels/cpu/nn/nn_kernels.h"
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 class BatchNormKernel final : public Kernel {
@@ -46,9 +47,9 @@ Status BatchNormKernel::Prepare(const KernelSetup& setup) {
   if (tm && (tm->kind != Attribute::Kind::kInt || tm->i != 0)) return setup.Unsupported("training_mode=1");
   for (size_t i = 1; i < setup.outputs.size(); ++i)
     if (setup.outputs[i].present) return setup.Unsupported("training outputs (running or saved mean/var)");
-  const Attribute* eps = setup.attrs.Find("epsilon");
-  if (eps && eps->kind != Attribute::Kind::kFloat) return setup.Invalid("attribute epsilon must be a float");
-  epsilon_ = eps ? eps->f : 1e-5f;
+  float epsilon = 0.f;
+  RETURN_IF_ERROR(ReadFloatAttr(setup, "epsilon", 1e-5f, &epsilon));
+  epsilon_ = epsilon;
   if (x.rank() < 2) return setup.Invalid("X has " + std::to_string(x.rank()) + " dims, expected at least 2");
   batch_ = x.shape[0];
   channels_ = x.shape[1];
@@ -56,9 +57,9 @@ Status BatchNormKernel::Prepare(const KernelSetup& setup) {
   for (int i = 2; i < x.rank(); ++i) plane_ *= x.shape[i];
   bool spatial = true;
   if (setup.opset < 9) {
-    const Attribute* sp = setup.attrs.Find("spatial");
-    if (sp && sp->kind != Attribute::Kind::kInt) return setup.Invalid("attribute spatial must be an int");
-    spatial = !sp || sp->i != 0;
+    int64_t sp = 1;
+    RETURN_IF_ERROR(ReadIntAttr(setup, "spatial", 1, &sp));
+    spatial = sp != 0;
   }
   per_channel_ = spatial ? 1 : plane_;
   const Shape param_shape = spatial ? Shape{channels_} : Shape(x.shape.begin() + 1, x.shape.end());
@@ -151,4 +152,5 @@ Status BatchNormKernel::Run(const KernelArgs& args) const {
 
 std::unique_ptr<Kernel> MakeBatchNormalizationKernel() { return std::make_unique<BatchNormKernel>(); }
 
+}  // namespace nn
 }  // namespace loom

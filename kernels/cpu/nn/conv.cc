@@ -20,12 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
 #include "kernels/cpu/nn/conv_geometry.h"
 #include "kernels/cpu/nn/gemm_f32.h"
-#include "kernels/cpu/nn/nn_kernels.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 size_t AlignUp(size_t v) { return (v + 63) / 64 * 64; }
@@ -146,9 +148,7 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
   if (x.rank() < 3) return setup.Invalid("X has " + std::to_string(x.rank()) + " dims, expected at least 3");
   if (w.rank() != x.rank())
     return setup.Invalid("W has " + std::to_string(w.rank()) + " dims, expected " + std::to_string(x.rank()));
-  const Attribute* group_attr = setup.attrs.Find("group");
-  if (group_attr && group_attr->kind != Attribute::Kind::kInt) return setup.Invalid("attribute group must be an int");
-  group_ = setup.attrs.GetInt("group", 1);
+  RETURN_IF_ERROR(ReadIntAttr(setup, "group", 1, &group_));
   batch_ = x.shape[0];
   in_channels_ = x.shape[1];
   out_channels_ = w.shape[0];
@@ -408,4 +408,5 @@ Status ConvKernel::Run(const KernelArgs& args) const {
 
 std::unique_ptr<Kernel> MakeConvKernel() { return std::make_unique<ConvKernel>(); }
 
+}  // namespace nn
 }  // namespace loom

@@ -2,14 +2,12 @@
 
 #include <string>
 
-namespace loom {
-namespace {
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 
-std::string Join(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
+namespace loom {
+namespace nn {
+namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -26,34 +24,6 @@ std::vector<int64_t> WindowGeometry::OutDims() const {
   return std::vector<int64_t>(out + kMaxSpatialRank - rank, out + kMaxSpatialRank);
 }
 
-Status ReadIntsAttr(const KernelSetup& setup, const char* name, size_t n, const std::vector<int64_t>& def,
-                    std::vector<int64_t>* out) {
-  const Attribute* a = setup.attrs.Find(name);
-  if (!a) {
-    *out = def;
-    return Status::Ok();
-  }
-  if (a->kind != Attribute::Kind::kInts)
-    return setup.Invalid(std::string("attribute ") + name + " must be ints, got " + AttributeKindName(a->kind));
-  if (a->ints.size() != n)
-    return setup.Invalid(std::string("attribute ") + name + " has " + std::to_string(a->ints.size()) +
-                         " values, expected " + std::to_string(n));
-  *out = a->ints;
-  return Status::Ok();
-}
-
-Status CheckOutput(const KernelSetup& setup, size_t index, DType dtype, const Shape& shape) {
-  if (index >= setup.outputs.size()) return setup.Invalid("missing output " + std::to_string(index));
-  const TensorInfo& o = setup.outputs[index];
-  if (o.dtype != dtype)
-    return setup.Invalid("output " + std::to_string(index) + " has dtype " + DTypeName(o.dtype) + ", expected " +
-                         DTypeName(dtype));
-  if (o.shape != shape)
-    return setup.Invalid("output " + std::to_string(index) + " has shape " + ShapeToString(o.shape) +
-                         ", expected " + ShapeToString(shape));
-  return Status::Ok();
-}
-
 Status ParseWindowGeometry(const KernelSetup& setup, const std::vector<int64_t>& spatial_in,
                            const std::vector<int64_t>* kernel_from_weights, const WindowOptions& options,
                            WindowGeometry* g) {
@@ -67,8 +37,8 @@ Status ParseWindowGeometry(const KernelSetup& setup, const std::vector<int64_t>&
   if (kernel_from_weights) {
     RETURN_IF_ERROR(ReadIntsAttr(setup, "kernel_shape", r, *kernel_from_weights, &kernel));
     if (kernel != *kernel_from_weights)
-      return setup.Invalid("kernel_shape " + Join(kernel) + " does not match the weight's spatial dims " +
-                           Join(*kernel_from_weights));
+      return setup.Invalid("kernel_shape " + IntsToString(kernel) + " does not match the weight's spatial dims " +
+                           IntsToString(*kernel_from_weights));
   } else {
     if (!setup.attrs.Has("kernel_shape")) return setup.Invalid("missing attribute kernel_shape");
     RETURN_IF_ERROR(ReadIntsAttr(setup, "kernel_shape", r, {}, &kernel));
@@ -77,39 +47,29 @@ Status ParseWindowGeometry(const KernelSetup& setup, const std::vector<int64_t>&
   if (!options.allow_dilations && setup.attrs.Has("dilations")) {
     RETURN_IF_ERROR(ReadIntsAttr(setup, "dilations", r, {}, &dilations));
     for (int64_t d : dilations)
-      if (d != 1) return setup.Unsupported("attribute dilations " + Join(dilations));
+      if (d != 1) return setup.Unsupported("attribute dilations " + IntsToString(dilations));
   }
   RETURN_IF_ERROR(ReadIntsAttr(setup, "dilations", r, std::vector<int64_t>(r, 1), &dilations));
   RETURN_IF_ERROR(ReadIntsAttr(setup, "pads", 2 * r, std::vector<int64_t>(2 * r, 0), &pads));
 
-  const Attribute* ap = setup.attrs.Find("auto_pad");
-  std::string auto_pad = "NOTSET";
-  if (ap) {
-    if (ap->kind != Attribute::Kind::kString) return setup.Invalid("attribute auto_pad must be a string");
-    auto_pad = ap->s;
-  }
+  std::string auto_pad;
+  RETURN_IF_ERROR(ReadStringAttr(setup, "auto_pad", "NOTSET", &auto_pad));
   if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
     return setup.Invalid("attribute auto_pad '" + auto_pad + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
 
-  bool ceil_mode = false;
-  if (setup.attrs.Has("ceil_mode")) {
-    const Attribute* cm = setup.attrs.Find("ceil_mode");
-    if (cm->kind != Attribute::Kind::kInt) return setup.Invalid("attribute ceil_mode must be an int");
-    if (!options.allow_ceil_mode) {
-      if (cm->i != 0) return setup.Unsupported("attribute ceil_mode=" + std::to_string(cm->i));
-    } else {
-      ceil_mode = cm->i != 0;
-    }
-  }
+  int64_t ceil_mode = 0;
+  RETURN_IF_ERROR(ReadIntAttr(setup, "ceil_mode", 0, &ceil_mode));
+  if (ceil_mode != 0 && !options.allow_ceil_mode)
+    return setup.Unsupported("attribute ceil_mode=" + std::to_string(ceil_mode));
 
   const int off = kMaxSpatialRank - g->rank;
   for (size_t i = 0; i < r; ++i) {
     const int a = off + static_cast<int>(i);
     if (spatial_in[i] < 0) return setup.Invalid("negative input dim " + std::to_string(spatial_in[i]));
-    if (kernel[i] < 1) return setup.Invalid("kernel_shape " + Join(kernel) + " has a value < 1");
-    if (strides[i] < 1) return setup.Invalid("strides " + Join(strides) + " has a value < 1");
-    if (dilations[i] < 1) return setup.Invalid("dilations " + Join(dilations) + " has a value < 1");
-    if (pads[i] < 0 || pads[i + r] < 0) return setup.Invalid("pads " + Join(pads) + " has a negative value");
+    if (kernel[i] < 1) return setup.Invalid("kernel_shape " + IntsToString(kernel) + " has a value < 1");
+    if (strides[i] < 1) return setup.Invalid("strides " + IntsToString(strides) + " has a value < 1");
+    if (dilations[i] < 1) return setup.Invalid("dilations " + IntsToString(dilations) + " has a value < 1");
+    if (pads[i] < 0 || pads[i + r] < 0) return setup.Invalid("pads " + IntsToString(pads) + " has a negative value");
     if (kernel[i] > (int64_t{1} << 24) || strides[i] > (int64_t{1} << 24) || dilations[i] > (int64_t{1} << 24) ||
         pads[i] > (int64_t{1} << 24) || pads[i + r] > (int64_t{1} << 24))
       return setup.Unsupported("window attribute value above 2^24");
@@ -147,4 +107,5 @@ Status ParseWindowGeometry(const KernelSetup& setup, const std::vector<int64_t>&
   return Status::Ok();
 }
 
+}  // namespace nn
 }  // namespace loom

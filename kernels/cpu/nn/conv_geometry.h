@@ -14,6 +14,7 @@
 #include "kernels/common/kernel.h"
 
 namespace loom {
+namespace nn {
 
 constexpr int kMaxSpatialRank = 3;
 
@@ -50,12 +51,5 @@ Status ParseWindowGeometry(const KernelSetup& setup, const std::vector<int64_t>&
                            const std::vector<int64_t>* kernel_from_weights, const WindowOptions& options,
                            WindowGeometry* g);
 
-// Reads an optional INTS attribute of exactly `n` values (or `def` when
-// absent); Invalid when it has another kind or length.
-Status ReadIntsAttr(const KernelSetup& setup, const char* name, size_t n, const std::vector<int64_t>& def,
-                    std::vector<int64_t>* out);
-
-// Checks that output `index` has `dtype` and `shape` (Invalid otherwise).
-Status CheckOutput(const KernelSetup& setup, size_t index, DType dtype, const Shape& shape);
-
+}  // namespace nn
 }  // namespace loom

@@ -15,6 +15,7 @@
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 using testing::RunKernel;
@@ -297,7 +298,6 @@ TEST(Conv, LayerTimings) {
                                         TestTensor::Of<float>({c.out_channels}, Random<float>(c.out_channels, 3))};
     const double flops = 2.0 * NumElements(out_shape) * NumElements(w_shape) / c.out_channels;
     KernelSetup setup;
-    setup.node_name = "timing";
     setup.op = "Conv";
     setup.attrs = ConvAttrs(c);
     for (const TestTensor& t : in) setup.inputs.push_back(t.Info());
@@ -335,4 +335,5 @@ TEST(Conv, LayerTimings) {
 }
 
 }  // namespace
+}  // namespace nn
 }  // namespace loom

@@ -19,12 +19,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
-#include "kernels/cpu/nn/conv_geometry.h"
 #include "kernels/cpu/nn/gemm_f32.h"
-#include "kernels/cpu/nn/nn_kernels.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 size_t AlignUp(size_t v) { return (v + 63) / 64 * 64; }
@@ -67,21 +68,15 @@ Status ConvTransposeKernel::ParseGeometry(const KernelSetup& setup, const Shape&
   RETURN_IF_ERROR(ReadIntsAttr(setup, "dilations", r, std::vector<int64_t>(r, 1), &dilations));
   RETURN_IF_ERROR(ReadIntsAttr(setup, "pads", 2 * r, std::vector<int64_t>(2 * r, 0), &pads));
   RETURN_IF_ERROR(ReadIntsAttr(setup, "output_padding", r, std::vector<int64_t>(r, 0), &out_pad));
-  const Attribute* os = setup.attrs.Find("output_shape");
-  if (os) {
-    if (os->kind != Attribute::Kind::kInts) return setup.Invalid("attribute output_shape must be ints");
-    if (os->ints.size() == r) {
-      out_shape = os->ints;
-    } else if (os->ints.size() == r + 2) {
-      out_shape.assign(os->ints.begin() + 2, os->ints.end());
-    } else {
-      return setup.Invalid("attribute output_shape has " + std::to_string(os->ints.size()) + " values, expected " +
-                           std::to_string(r));
-    }
+  RETURN_IF_ERROR(ReadIntsAttr(setup, "output_shape", &out_shape));
+  if (out_shape.size() == r + 2) {
+    out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+  } else if (!out_shape.empty() && out_shape.size() != r) {
+    return setup.Invalid("attribute 'output_shape' has " + std::to_string(out_shape.size()) + " values, expected " +
+                         std::to_string(r));
   }
-  const Attribute* ap = setup.attrs.Find("auto_pad");
-  if (ap && ap->kind != Attribute::Kind::kString) return setup.Invalid("attribute auto_pad must be a string");
-  const std::string auto_pad = ap ? ap->s : "NOTSET";
+  std::string auto_pad;
+  RETURN_IF_ERROR(ReadStringAttr(setup, "auto_pad", "NOTSET", &auto_pad));
   if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
     return setup.Invalid("attribute auto_pad '" + auto_pad + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
   const int off = 3 - rank_;
@@ -126,9 +121,7 @@ Status ConvTransposeKernel::Prepare(const KernelSetup& setup) {
   if (x.rank() < 3 || w.rank() != x.rank())
     return setup.Invalid("X " + ShapeToString(x.shape) + " and W " + ShapeToString(w.shape) +
                          " must have the same rank >= 3");
-  const Attribute* ga = setup.attrs.Find("group");
-  if (ga && ga->kind != Attribute::Kind::kInt) return setup.Invalid("attribute group must be an int");
-  group_ = ga ? ga->i : 1;
+  RETURN_IF_ERROR(ReadIntAttr(setup, "group", 1, &group_));
   batch_ = x.shape[0];
   in_channels_ = x.shape[1];
   if (group_ < 1 || in_channels_ % group_ != 0 || w.shape[0] != in_channels_)
@@ -262,4 +255,5 @@ Status ConvTransposeKernel::Run(const KernelArgs& args) const {
 
 std::unique_ptr<Kernel> MakeConvTransposeKernel() { return std::make_unique<ConvTransposeKernel>(); }
 
+}  // namespace nn
 }  // namespace loom

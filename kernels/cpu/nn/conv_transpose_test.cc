@@ -7,6 +7,7 @@
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 using testing::RunKernel;
@@ -194,4 +195,5 @@ TEST(ConvTranspose, FusedActivationAndErrors) {
 }
 
 }  // namespace
+}  // namespace nn
 }  // namespace loom

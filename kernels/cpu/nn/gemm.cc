@@ -10,13 +10,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
-#include "kernels/cpu/nn/conv_geometry.h"
 #include "kernels/cpu/nn/gemm_f32.h"
 #include "kernels/cpu/nn/gemm_naive.h"
-#include "kernels/cpu/nn/nn_kernels.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 class GemmKernel final : public Kernel {
@@ -61,18 +62,13 @@ Status GemmKernel::Prepare(const KernelSetup& setup) {
     return setup.Invalid(std::string("B has dtype ") + DTypeName(b.dtype) + ", expected " + DTypeName(dtype_));
   if (a.rank() != 2 || b.rank() != 2)
     return setup.Invalid("A and B must be 2-D, got " + ShapeToString(a.shape) + " and " + ShapeToString(b.shape));
-  for (const char* name : {"transA", "transB"}) {
-    const Attribute* at = setup.attrs.Find(name);
-    if (at && at->kind != Attribute::Kind::kInt) return setup.Invalid(std::string("attribute ") + name + " must be an int");
-  }
-  for (const char* name : {"alpha", "beta"}) {
-    const Attribute* at = setup.attrs.Find(name);
-    if (at && at->kind != Attribute::Kind::kFloat) return setup.Invalid(std::string("attribute ") + name + " must be a float");
-  }
-  trans_a_ = setup.attrs.GetInt("transA", 0) != 0;
-  trans_b_ = setup.attrs.GetInt("transB", 0) != 0;
-  alpha_ = setup.attrs.GetFloat("alpha", 1.f);
-  beta_ = setup.attrs.GetFloat("beta", 1.f);
+  int64_t trans_a = 0, trans_b = 0;
+  RETURN_IF_ERROR(ReadIntAttr(setup, "transA", 0, &trans_a));
+  RETURN_IF_ERROR(ReadIntAttr(setup, "transB", 0, &trans_b));
+  RETURN_IF_ERROR(ReadFloatAttr(setup, "alpha", 1.f, &alpha_));
+  RETURN_IF_ERROR(ReadFloatAttr(setup, "beta", 1.f, &beta_));
+  trans_a_ = trans_a != 0;
+  trans_b_ = trans_b != 0;
   m_ = trans_a_ ? a.shape[1] : a.shape[0];
   k_ = trans_a_ ? a.shape[0] : a.shape[1];
   n_ = trans_b_ ? b.shape[0] : b.shape[1];
@@ -215,4 +211,5 @@ Status GemmKernel::Run(const KernelArgs& args) const {
 
 std::unique_ptr<Kernel> MakeGemmKernel() { return std::make_unique<GemmKernel>(); }
 
+}  // namespace nn
 }  // namespace loom

@@ -4,6 +4,7 @@
 #include <cstring>
 
 namespace loom {
+namespace nn {
 namespace {
 
 constexpr int kMr = kGemmMr;
@@ -275,4 +276,5 @@ void GemmF64(const GemmF64Params& p, ThreadPool* pool) {
               });
 }
 
+}  // namespace nn
 }  // namespace loom

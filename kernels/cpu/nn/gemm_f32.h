@@ -30,6 +30,7 @@
 #include "kernels/cpu/nn/activation_epilogue.h"
 
 namespace loom {
+namespace nn {
 
 constexpr int kGemmMr = 4;            // rows of the register tile
 constexpr int kGemmNr = 8;            // columns of the register tile
@@ -122,4 +123,5 @@ struct GemmF64Params {
 };
 void GemmF64(const GemmF64Params& params, ThreadPool* pool);
 
+}  // namespace nn
 }  // namespace loom

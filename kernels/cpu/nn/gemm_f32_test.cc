@@ -13,6 +13,7 @@
 #include "kernels/common/thread_pool.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 std::vector<float> Random(size_t n, uint32_t seed) {
@@ -247,4 +248,5 @@ TEST(GemmF32, Throughput) {
 }
 
 }  // namespace
+}  // namespace nn
 }  // namespace loom

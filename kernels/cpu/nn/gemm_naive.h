@@ -8,6 +8,7 @@
 #include <type_traits>
 
 namespace loom {
+namespace nn {
 
 template <typename T>
 void NaiveMatMul(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, bool trans_a, const T* b, int64_t ldb,
@@ -26,4 +27,5 @@ void NaiveMatMul(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, bool 
   }
 }
 
+}  // namespace nn
 }  // namespace loom

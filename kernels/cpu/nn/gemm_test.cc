@@ -8,6 +8,7 @@
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 using testing::RunKernel;
@@ -134,4 +135,5 @@ TEST(Gemm, RejectsBadSetups) {
 }
 
 }  // namespace
+}  // namespace nn
 }  // namespace loom

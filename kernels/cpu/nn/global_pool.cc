@@ -4,10 +4,11 @@
 #include <limits>
 #include <string>
 
-#include "kernels/cpu/nn/conv_geometry.h"
-#include "kernels/cpu/nn/nn_kernels.h"
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 enum class GlobalKind { kAverage, kMax, kLp };
@@ -36,10 +37,8 @@ class GlobalPoolKernel final : public Kernel {
         if (a->f != std::floor(a->f) || a->f < 1.f || a->f > 1e6f)
           return setup.Unsupported("attribute p=" + std::to_string(a->f));
         p_ = static_cast<int64_t>(a->f);
-      } else if (a && a->kind != Attribute::Kind::kInt) {
-        return setup.Invalid("attribute p must be an int");
       } else {
-        p_ = a ? a->i : 2;
+        RETURN_IF_ERROR(ReadIntAttr(setup, "p", 2, &p_));
       }
       if (p_ < 1) return setup.Invalid("attribute p=" + std::to_string(p_) + " must be >= 1");
     }
@@ -105,4 +104,5 @@ std::unique_ptr<Kernel> MakeGlobalAveragePoolKernel() { return std::make_unique<
 std::unique_ptr<Kernel> MakeGlobalMaxPoolKernel() { return std::make_unique<GlobalPoolKernel>(GlobalKind::kMax); }
 std::unique_ptr<Kernel> MakeGlobalLpPoolKernel() { return std::make_unique<GlobalPoolKernel>(GlobalKind::kLp); }
 
+}  // namespace nn
 }  // namespace loom

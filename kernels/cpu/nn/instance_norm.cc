@@ -5,10 +5,11 @@
 #include <cmath>
 #include <string>
 
-#include "kernels/cpu/nn/conv_geometry.h"
-#include "kernels/cpu/nn/nn_kernels.h"
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 class InstanceNormKernel final : public Kernel {
@@ -21,9 +22,9 @@ class InstanceNormKernel final : public Kernel {
     if (dtype_ != DType::kFloat32 && dtype_ != DType::kFloat64)
       return setup.Unsupported(std::string("dtype ") + DTypeName(dtype_));
     if (x.rank() < 2) return setup.Invalid("input has " + std::to_string(x.rank()) + " dims, expected at least 2");
-    const Attribute* eps = setup.attrs.Find("epsilon");
-    if (eps && eps->kind != Attribute::Kind::kFloat) return setup.Invalid("attribute epsilon must be a float");
-    epsilon_ = eps ? eps->f : 1e-5f;
+    float epsilon = 0.f;
+    RETURN_IF_ERROR(ReadFloatAttr(setup, "epsilon", 1e-5f, &epsilon));
+    epsilon_ = epsilon;
     channels_ = x.shape[1];
     planes_ = x.shape[0] * channels_;
     plane_ = 1;
@@ -86,4 +87,5 @@ class InstanceNormKernel final : public Kernel {
 
 std::unique_ptr<Kernel> MakeInstanceNormalizationKernel() { return std::make_unique<InstanceNormKernel>(); }
 
+}  // namespace nn
 }  // namespace loom

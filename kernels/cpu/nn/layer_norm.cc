@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/nn/conv_geometry.h"
-#include "kernels/cpu/nn/nn_kernels.h"
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 // Offsets into a tensor of shape `p` broadcast to `norm` (trailing alignment),
@@ -70,20 +71,16 @@ Status LayerNormKernel::Prepare(const KernelSetup& setup) {
   dtype_ = x.dtype;
   if (dtype_ != DType::kFloat32 && dtype_ != DType::kFloat64)
     return setup.Unsupported(std::string("dtype ") + DTypeName(dtype_));
-  const Attribute* axis_attr = setup.attrs.Find("axis");
-  if (axis_attr && axis_attr->kind != Attribute::Kind::kInt) return setup.Invalid("attribute axis must be an int");
-  const Attribute* eps = setup.attrs.Find("epsilon");
-  if (eps && eps->kind != Attribute::Kind::kFloat) return setup.Invalid("attribute epsilon must be a float");
-  epsilon_ = eps ? eps->f : 1e-5f;
+  float epsilon = 0.f;
+  RETURN_IF_ERROR(ReadFloatAttr(setup, "epsilon", 1e-5f, &epsilon));
+  epsilon_ = epsilon;
   const Attribute* stash = setup.attrs.Find("stash_type");
   if (stash && (stash->kind != Attribute::Kind::kInt || (stash->i != 1 && stash->i != 11)))
     return setup.Unsupported("attribute stash_type (only float32 or float64)");
   const int rank = x.rank();
   if (rank < 1) return setup.Invalid("X must have at least 1 dim");
-  int64_t axis = axis_attr ? axis_attr->i : -1;
-  if (axis < -rank || axis >= rank)
-    return setup.Invalid("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
-  if (axis < 0) axis += rank;
+  int axis = 0;
+  RETURN_IF_ERROR(ReadAxisAttr(setup, "axis", -1, rank, &axis));
   const Shape norm(x.shape.begin() + axis, x.shape.end());
   outer_ = 1;
   for (int64_t i = 0; i < axis; ++i) outer_ *= x.shape[i];
@@ -175,4 +172,5 @@ Status LayerNormKernel::Run(const KernelArgs& args) const {
 
 std::unique_ptr<Kernel> MakeLayerNormalizationKernel() { return std::make_unique<LayerNormKernel>(); }
 
+}  // namespace nn
 }  // namespace loom

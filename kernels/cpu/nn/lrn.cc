@@ -8,10 +8,11 @@
 #include <cmath>
 #include <string>
 
-#include "kernels/cpu/nn/conv_geometry.h"
-#include "kernels/cpu/nn/nn_kernels.h"
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 class LrnKernel final : public Kernel {
@@ -27,13 +28,9 @@ class LrnKernel final : public Kernel {
     if (!size || size->kind != Attribute::Kind::kInt) return setup.Invalid("missing int attribute size");
     if (size->i < 1) return setup.Invalid("attribute size " + std::to_string(size->i) + " < 1");
     size_ = size->i;
-    for (const char* name : {"alpha", "beta", "bias"}) {
-      const Attribute* a = setup.attrs.Find(name);
-      if (a && a->kind != Attribute::Kind::kFloat) return setup.Invalid(std::string("attribute ") + name + " must be a float");
-    }
-    alpha_ = setup.attrs.GetFloat("alpha", 1e-4f);
-    beta_ = setup.attrs.GetFloat("beta", 0.75f);
-    bias_ = setup.attrs.GetFloat("bias", 1.f);
+    RETURN_IF_ERROR(ReadFloatAttr(setup, "alpha", 1e-4f, &alpha_));
+    RETURN_IF_ERROR(ReadFloatAttr(setup, "beta", 0.75f, &beta_));
+    RETURN_IF_ERROR(ReadFloatAttr(setup, "bias", 1.f, &bias_));
     batch_ = x.shape[0];
     channels_ = x.shape[1];
     plane_ = 1;
@@ -89,4 +86,5 @@ class LrnKernel final : public Kernel {
 
 std::unique_ptr<Kernel> MakeLrnKernel() { return std::make_unique<LrnKernel>(); }
 
+}  // namespace nn
 }  // namespace loom

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
-#include "kernels/cpu/nn/conv_geometry.h"
 #include "kernels/cpu/nn/gemm_f32.h"
 #include "kernels/cpu/nn/gemm_naive.h"
-#include "kernels/cpu/nn/nn_kernels.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 class MatMulKernel final : public Kernel {
@@ -186,4 +186,5 @@ Status MatMulKernel::Run(const KernelArgs& args) const {
 
 std::unique_ptr<Kernel> MakeMatMulKernel() { return std::make_unique<MatMulKernel>(); }
 
+}  // namespace nn
 }  // namespace loom

@@ -8,6 +8,7 @@
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 using testing::RunKernel;
@@ -141,4 +142,5 @@ TEST(MatMul, RejectsBadSetups) {
 }
 
 }  // namespace
+}  // namespace nn
 }  // namespace loom

@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/nn/conv_geometry.h"
-#include "kernels/cpu/nn/nn_kernels.h"
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 class MvnKernel final : public Kernel {
@@ -23,11 +24,13 @@ class MvnKernel final : public Kernel {
     dtype_ = x.dtype;
     if (dtype_ != DType::kFloat32 && dtype_ != DType::kFloat64)
       return setup.Unsupported(std::string("dtype ") + DTypeName(dtype_));
-    const Attribute* axes_attr = setup.attrs.Find("axes");
-    if (axes_attr && axes_attr->kind != Attribute::Kind::kInts) return setup.Invalid("attribute axes must be ints");
-    const std::vector<int64_t> axes = axes_attr ? axes_attr->ints : std::vector<int64_t>{0, 2, 3};
+    std::vector<int64_t> axes;
+    bool has_axes = false;
+    RETURN_IF_ERROR(ReadIntsAttr(setup, "axes", &axes, &has_axes));
+    if (!has_axes) axes = {0, 2, 3};
     const int rank = x.rank();
-    if (rank > 16) return setup.Unsupported("rank " + std::to_string(rank) + " above 16");
+    if (rank > kMaxRank)
+      return setup.Unsupported("rank " + std::to_string(rank) + " above " + std::to_string(kMaxRank));
     std::vector<bool> reduced(rank, false);
     for (int64_t a : axes) {
       if (a < -rank || a >= rank)
@@ -107,4 +110,5 @@ class MvnKernel final : public Kernel {
 
 std::unique_ptr<Kernel> MakeMeanVarianceNormalizationKernel() { return std::make_unique<MvnKernel>(); }
 
+}  // namespace nn
 }  // namespace loom

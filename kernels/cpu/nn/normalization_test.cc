@@ -7,6 +7,7 @@
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 using testing::RunKernel;
@@ -255,4 +256,5 @@ TEST(MeanVarianceNormalization, DefaultAndCustomAxes) {
 }
 
 }  // namespace
+}  // namespace nn
 }  // namespace loom

@@ -11,10 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/conv_geometry.h"
-#include "kernels/cpu/nn/nn_kernels.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 enum class PoolKind { kMax, kAverage, kLp };
@@ -65,20 +67,14 @@ Status PoolKernel::Prepare(const KernelSetup& setup) {
   with_indices_ = setup.outputs.size() == 2 && setup.outputs[1].present;
   if (with_indices_) RETURN_IF_ERROR(CheckOutput(setup, 1, DType::kInt64, out_shape));
 
-  auto int_attr = [&](const char* name, int64_t def, int64_t* out) -> Status {
-    const Attribute* a = setup.attrs.Find(name);
-    if (a && a->kind != Attribute::Kind::kInt) return setup.Invalid(std::string("attribute ") + name + " must be an int");
-    *out = a ? a->i : def;
-    return Status::Ok();
-  };
   int64_t v = 0;
   if (kind_ == PoolKind::kMax) {
-    RETURN_IF_ERROR(int_attr("storage_order", 0, &v));
+    RETURN_IF_ERROR(ReadIntAttr(setup, "storage_order", 0, &v));
     if (v != 0 && v != 1) return setup.Invalid("storage_order " + std::to_string(v) + " is not 0 or 1");
     column_major_ = v == 1;
   }
   if (kind_ == PoolKind::kAverage) {
-    RETURN_IF_ERROR(int_attr("count_include_pad", 0, &v));
+    RETURN_IF_ERROR(ReadIntAttr(setup, "count_include_pad", 0, &v));
     count_include_pad_ = v != 0;
   }
   if (kind_ == PoolKind::kLp) {
@@ -88,7 +84,7 @@ Status PoolKernel::Prepare(const KernelSetup& setup) {
         return setup.Unsupported("attribute p=" + std::to_string(a->f));
       p_ = static_cast<int64_t>(a->f);
     } else {
-      RETURN_IF_ERROR(int_attr("p", 2, &p_));
+      RETURN_IF_ERROR(ReadIntAttr(setup, "p", 2, &p_));
     }
     if (p_ < 1) return setup.Invalid("attribute p=" + std::to_string(p_) + " must be >= 1");
   }
@@ -236,4 +232,5 @@ std::unique_ptr<Kernel> MakeMaxPoolKernel() { return std::make_unique<PoolKernel
 std::unique_ptr<Kernel> MakeAveragePoolKernel() { return std::make_unique<PoolKernel>(PoolKind::kAverage); }
 std::unique_ptr<Kernel> MakeLpPoolKernel() { return std::make_unique<PoolKernel>(PoolKind::kLp); }
 
+}  // namespace nn
 }  // namespace loom

@@ -9,6 +9,7 @@
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 using testing::RunKernel;
@@ -262,4 +263,5 @@ TEST(Pool, RejectsBadSetups) {
 }
 
 }  // namespace
+}  // namespace nn
 }  // namespace loom

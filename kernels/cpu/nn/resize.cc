@@ -16,11 +16,12 @@
 #include <vector>
 
 #include "common/float16.h"
-#include "kernels/cpu/nn/conv_geometry.h"
-#include "kernels/cpu/nn/nn_kernels.h"
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/resize_taps.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 constexpr int kMaxResizeRank = 8;
@@ -48,7 +49,6 @@ class ResizeKernel final : public Kernel {
   template <typename T> void RunInterp(const KernelArgs& args, const ResizeTap* tables) const;
 
   bool upsample_;
-  std::string node_;
   DType dtype_ = DType::kFloat32;
   Shape in_shape_, out_shape_;
   int rank_ = 0;
@@ -64,7 +64,6 @@ class ResizeKernel final : public Kernel {
 };
 
 Status ResizeKernel::ParseConfig(const KernelSetup& setup) {
-  node_ = setup.node_name + " (" + setup.op + ")";
   if (setup.inputs.empty() || !setup.HasInput(0)) return setup.Invalid("missing input X");
   const TensorInfo& x = setup.inputs[0];
   dtype_ = x.dtype;
@@ -74,14 +73,8 @@ Status ResizeKernel::ParseConfig(const KernelSetup& setup) {
   if (rank_ > kMaxResizeRank) return setup.Unsupported("rank " + std::to_string(rank_) + " above 8");
   in_shape_ = x.shape;
 
-  auto str_attr = [&](const char* name, const std::string& def, std::string* out) -> Status {
-    const Attribute* a = setup.attrs.Find(name);
-    if (a && a->kind != Attribute::Kind::kString) return setup.Invalid(std::string("attribute ") + name + " must be a string");
-    *out = a ? a->s : def;
-    return Status::Ok();
-  };
   std::string mode, coord, nearest;
-  RETURN_IF_ERROR(str_attr("mode", "nearest", &mode));
+  RETURN_IF_ERROR(ReadStringAttr(setup, "mode", "nearest", &mode));
   if (mode == "nearest") {
     opts_.mode = ResizeMode::kNearest;
   } else if (mode == "linear" || (upsample_ && mode == "bilinear")) {
@@ -96,7 +89,7 @@ Status ResizeKernel::ParseConfig(const KernelSetup& setup) {
     opts_.coord = CoordMode::kAsymmetric;
     opts_.nearest = NearestMode::kFloor;
   } else {
-    RETURN_IF_ERROR(str_attr("coordinate_transformation_mode", "half_pixel", &coord));
+    RETURN_IF_ERROR(ReadStringAttr(setup, "coordinate_transformation_mode", "half_pixel", &coord));
     if (coord == "half_pixel") opts_.coord = CoordMode::kHalfPixel;
     else if (coord == "pytorch_half_pixel") opts_.coord = CoordMode::kPytorchHalfPixel;
     else if (coord == "align_corners") opts_.coord = CoordMode::kAlignCorners;
@@ -104,21 +97,20 @@ Status ResizeKernel::ParseConfig(const KernelSetup& setup) {
     else if (coord == "tf_half_pixel_for_nn") opts_.coord = CoordMode::kTfHalfPixelForNn;
     else if (coord == "tf_crop_and_resize") opts_.coord = CoordMode::kTfCropAndResize;
     else return setup.Invalid("attribute coordinate_transformation_mode '" + coord + "' is unknown");
-    RETURN_IF_ERROR(str_attr("nearest_mode", "round_prefer_floor", &nearest));
+    RETURN_IF_ERROR(ReadStringAttr(setup, "nearest_mode", "round_prefer_floor", &nearest));
     if (nearest == "round_prefer_floor") opts_.nearest = NearestMode::kRoundPreferFloor;
     else if (nearest == "round_prefer_ceil") opts_.nearest = NearestMode::kRoundPreferCeil;
     else if (nearest == "floor") opts_.nearest = NearestMode::kFloor;
     else if (nearest == "ceil") opts_.nearest = NearestMode::kCeil;
     else return setup.Invalid("attribute nearest_mode '" + nearest + "' is unknown");
-    for (const char* name : {"cubic_coeff_a", "extrapolation_value"}) {
-      const Attribute* a = setup.attrs.Find(name);
-      if (a && a->kind != Attribute::Kind::kFloat) return setup.Invalid(std::string("attribute ") + name + " must be a float");
-    }
-    opts_.cubic_a = setup.attrs.GetFloat("cubic_coeff_a", -0.75f);
-    extrapolation_ = setup.attrs.GetFloat("extrapolation_value", 0.f);
-    const Attribute* ex = setup.attrs.Find("exclude_outside");
-    if (ex && ex->kind != Attribute::Kind::kInt) return setup.Invalid("attribute exclude_outside must be an int");
-    opts_.exclude_outside = ex && ex->i != 0;
+    float cubic_a = 0.f, extrapolation = 0.f;
+    RETURN_IF_ERROR(ReadFloatAttr(setup, "cubic_coeff_a", -0.75f, &cubic_a));
+    RETURN_IF_ERROR(ReadFloatAttr(setup, "extrapolation_value", 0.f, &extrapolation));
+    opts_.cubic_a = cubic_a;
+    extrapolation_ = extrapolation;
+    int64_t exclude_outside = 0;
+    RETURN_IF_ERROR(ReadIntAttr(setup, "exclude_outside", 0, &exclude_outside));
+    opts_.exclude_outside = exclude_outside != 0;
     const Attribute* aa = setup.attrs.Find("antialias");
     if (aa && (aa->kind != Attribute::Kind::kInt || aa->i != 0)) return setup.Unsupported("attribute antialias");
     if (setup.attrs.Has("axes")) return setup.Unsupported("attribute axes");
@@ -196,25 +188,22 @@ Status ResizeKernel::ComputeAxes(const float* scales, const int64_t* sizes, cons
     stride *= in_shape_[a];
     if (sizes) {
       if (sizes[a] < 0)
-        return Status::InvalidArgument(node_ + ": sizes[" + std::to_string(a) + "] = " +
-                                       std::to_string(sizes[a]) + " is negative");
+        return Status::InvalidArgument("sizes[" + std::to_string(a) + "] = " + std::to_string(sizes[a]) +
+                                       " is negative");
       ax.out = sizes[a];
       ax.scale = ax.in > 0 ? static_cast<double>(static_cast<float>(ax.out) / static_cast<float>(ax.in)) : 1.0;
     } else {
       const float s = scales[a];
       if (!(s > 0.f) || std::isinf(s))
-        return Status::InvalidArgument(node_ + ": scales[" + std::to_string(a) + "] = " + std::to_string(s) +
+        return Status::InvalidArgument("scales[" + std::to_string(a) + "] = " + std::to_string(s) +
                                        " must be positive");
-      if (upsample_ && s < 1.f)
-        return Status::InvalidArgument(node_ + ": scales[" + std::to_string(a) + "] < 1");
+      if (upsample_ && s < 1.f) return Status::InvalidArgument("scales[" + std::to_string(a) + "] < 1");
       const float prod = static_cast<float>(ax.in) * s;
-      if (prod > 9.0e15f)
-        return Status::InvalidArgument(node_ + ": output dim too large on axis " + std::to_string(a));
+      if (prod > 9.0e15f) return Status::InvalidArgument("output dim too large on axis " + std::to_string(a));
       ax.out = static_cast<int64_t>(std::floor(prod));
       ax.scale = s;
     }
-    if (ax.in == 0 && ax.out != 0)
-      return Status::InvalidArgument(node_ + ": cannot resize an empty axis " + std::to_string(a));
+    if (ax.in == 0 && ax.out != 0) return Status::InvalidArgument("cannot resize an empty axis " + std::to_string(a));
     if (roi) {
       if (roi_dtype_ == DType::kFloat64) {
         ax.roi_start = static_cast<const double*>(roi)[a];
@@ -414,7 +403,7 @@ Status ResizeKernel::Run(const KernelArgs& args) const {
     ResizeAxis axes[kMaxResizeRank];
     RETURN_IF_ERROR(ComputeAxes(scales, sizes, roi, axes));
     if (!MatchesOutput(axes))
-      return Status::InvalidArgument(node_ + ": runtime scales/sizes give shape " + ShapeToString(AxesShape(axes)) +
+      return Status::InvalidArgument("runtime scales/sizes give shape " + ShapeToString(AxesShape(axes)) +
                                      ", the plan has " + ShapeToString(out_shape_));
     ResizeTap* scratch = static_cast<ResizeTap*>(args.scratch);
     BuildTables(axes, scratch);
@@ -442,4 +431,5 @@ Status ResizeKernel::Run(const KernelArgs& args) const {
 std::unique_ptr<Kernel> MakeResizeKernel() { return std::make_unique<ResizeKernel>(false); }
 std::unique_ptr<Kernel> MakeUpsampleKernel() { return std::make_unique<ResizeKernel>(true); }
 
+}  // namespace nn
 }  // namespace loom

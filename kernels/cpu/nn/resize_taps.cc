@@ -3,6 +3,7 @@
 #include <cmath>
 
 namespace loom {
+namespace nn {
 namespace {
 
 // Input coordinate of output index x, or NaN outside the crop.
@@ -108,4 +109,5 @@ void BuildResizeTaps(const ResizeOptions& o, const ResizeAxis& a, ResizeTap* tap
   }
 }
 
+}  // namespace nn
 }  // namespace loom

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 namespace loom {
+namespace nn {
 
 enum class ResizeMode { kNearest, kLinear, kCubic };
 enum class CoordMode {
@@ -52,4 +53,5 @@ struct ResizeOptions {
 // Fills taps[0, axis.out) for one axis.
 void BuildResizeTaps(const ResizeOptions& options, const ResizeAxis& axis, ResizeTap* taps);
 
+}  // namespace nn
 }  // namespace loom

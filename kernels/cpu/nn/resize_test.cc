@@ -8,6 +8,7 @@
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {
+namespace nn {
 namespace {
 
 using testing::InferShapes;
@@ -266,4 +267,5 @@ TEST(Resize, InferOutputShapes) {
 }
 
 }  // namespace
+}  // namespace nn
 }  // namespace loom

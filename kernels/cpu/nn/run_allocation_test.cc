@@ -35,6 +35,7 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace loom {
+namespace nn {
 namespace {
 
 using testing::TestTensor;
@@ -51,7 +52,6 @@ struct Node {
 void ExpectRunDoesNotAllocate(const Node& node, int threads) {
   SCOPED_TRACE(node.op + " threads=" + std::to_string(threads));
   KernelSetup setup;
-  setup.node_name = "alloc";
   setup.op = node.op;
   setup.opset = node.opset;
   setup.attrs = node.attrs;
@@ -158,4 +158,5 @@ TEST(RunAllocation, NnKernelsDoNotAllocate) {
 }
 
 }  // namespace
+}  // namespace nn
 }  // namespace loom

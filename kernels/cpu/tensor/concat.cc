@@ -5,7 +5,6 @@
 #include <cstdint>
 
 #include "kernels/cpu/tensor/strided_copy.h"
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -59,7 +58,7 @@ class ConcatKernel final : public Kernel {
     const TensorInfo& first = s.inputs[0];
     if (first.rank() == 0) return s.Invalid("input 0 is a scalar; Concat needs rank >= 1");
     if (s.opset >= 4 && !s.attrs.Has("axis")) return s.Invalid("attribute 'axis' is required");
-    RETURN_IF_ERROR(AxisAttr(s, "axis", 1, first.rank(), axis));
+    RETURN_IF_ERROR(ReadAxisAttr(s, "axis", 1, first.rank(), axis));
     *out = first.shape;
     (*out)[static_cast<size_t>(*axis)] = 0;
     for (size_t i = 0; i < s.inputs.size(); ++i) {
@@ -71,8 +70,8 @@ class ConcatKernel final : public Kernel {
       for (int d = 0; same && d < t.rank(); ++d)
         same = d == *axis || t.shape[static_cast<size_t>(d)] == first.shape[static_cast<size_t>(d)];
       if (!same)
-        return s.Invalid("input " + std::to_string(i) + " has shape " + ShapeText(t.shape) +
-                         ", incompatible with input 0 shape " + ShapeText(first.shape) + " on axis " +
+        return s.Invalid("input " + std::to_string(i) + " has shape " + ShapeToString(t.shape) +
+                         ", incompatible with input 0 shape " + ShapeToString(first.shape) + " on axis " +
                          std::to_string(*axis));
       (*out)[static_cast<size_t>(*axis)] += t.shape[static_cast<size_t>(*axis)];
     }

@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "kernels/cpu/tensor/strided_copy.h"
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -43,20 +42,20 @@ class DepthSpaceKernel : public Kernel {
   Status Plan(const KernelSetup& s, Shape* out, Shape* view, int64_t* perm) const {
     RETURN_IF_ERROR(CheckNode(s, 1, 1, 1, 1));
     const Shape& in = s.inputs[0].shape;
-    if (in.size() != 4) return s.Invalid("input has shape " + ShapeText(in) + ", expected 4-D NCHW");
+    if (in.size() != 4) return s.Invalid("input has shape " + ShapeToString(in) + ", expected 4-D NCHW");
     int64_t b = 0;
-    RETURN_IF_ERROR(IntAttr(s, "blocksize", 0, &b));
+    RETURN_IF_ERROR(ReadIntAttr(s, "blocksize", 0, &b));
     if (b < 1 || b > (int64_t{1} << 20))
       return s.Invalid("attribute 'blocksize' = " + std::to_string(b) + ", expected >= 1");
     const int64_t n = in[0], c = in[1], h = in[2], w = in[3];
-    if (h > (int64_t{1} << 32) || w > (int64_t{1} << 32)) return s.Unsupported("spatial dims " + ShapeText(in));
+    if (h > (int64_t{1} << 32) || w > (int64_t{1} << 32)) return s.Unsupported("spatial dims " + ShapeToString(in));
     if (to_space_) {
       if (c % (b * b) != 0)
         return s.Invalid("channels " + std::to_string(c) +
                          " are not divisible by blocksize^2 = " + std::to_string(b * b));
       const int64_t c2 = c / (b * b);
       std::string mode;
-      RETURN_IF_ERROR(StringAttr(s, "mode", "DCR", &mode));
+      RETURN_IF_ERROR(ReadStringAttr(s, "mode", "DCR", &mode));
       *out = {n, c2, h * b, w * b};
       if (mode == "DCR") {
         *view = {n, b, b, c2, h, w};

@@ -4,7 +4,6 @@
 // The copy depends only on the static shapes, so with a runtime shape or
 // repeats input Run only checks the values against the planned output.
 #include "kernels/cpu/tensor/strided_copy.h"
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -25,7 +24,7 @@ class ExpandKernel final : public Kernel {
     RETURN_IF_ERROR(CheckIndexDType(s, 1, "shape"));
     const TensorInfo& x = s.inputs[0];
     const TensorInfo& shape = s.inputs[1];
-    if (shape.rank() != 1) return s.Invalid("input 'shape' has shape " + ShapeText(shape.shape) + ", expected 1-D");
+    if (shape.rank() != 1) return s.Invalid("input 'shape' has shape " + ShapeToString(shape.shape) + ", expected 1-D");
     const Shape& out = s.outputs[0].shape;
     if (shape.const_data) {
       Shape want;
@@ -35,15 +34,15 @@ class ExpandKernel final : public Kernel {
       runtime_ = true;
       shape_dtype_ = shape.dtype;
       shape_len_ = shape.num_elements();
-      node_ = s.node_name + " (" + s.op + ")";
       const int64_t want_rank = shape_len_ > x.rank() ? shape_len_ : x.rank();
       if (s.outputs[0].dtype != x.dtype || static_cast<int64_t>(out.size()) != want_rank)
-        return s.Invalid("output 0 is " + std::string(DTypeName(s.outputs[0].dtype)) + " " + ShapeText(out) +
+        return s.Invalid("output 0 is " + std::string(DTypeName(s.outputs[0].dtype)) + " " + ShapeToString(out) +
                          ", expected " + DTypeName(x.dtype) + " of rank " + std::to_string(want_rank));
       const size_t lead = out.size() - x.shape.size();
       for (size_t d = 0; d < x.shape.size(); ++d)
         if (BroadcastDim(x.shape[d], out[lead + d]) != out[lead + d])
-          return s.Invalid("input shape " + ShapeText(x.shape) + " does not broadcast to output " + ShapeText(out));
+          return s.Invalid("input shape " + ShapeToString(x.shape) + " does not broadcast to output " +
+                           ShapeToString(out));
     }
     in_shape_ = x.shape;
     out_shape_ = out;
@@ -77,9 +76,9 @@ class ExpandKernel final : public Kernel {
         const size_t in_lead = out_shape_.size() - in_shape_.size();
         const int64_t in_dim = d >= in_lead ? in_shape_[d - in_lead] : 1;
         if (v < 0 || BroadcastDim(in_dim, v) != out_shape_[d])
-          return Status::InvalidArgument(node_ + ": runtime 'shape' value " + std::to_string(v) + " at index " +
+          return Status::InvalidArgument("runtime 'shape' value " + std::to_string(v) + " at index " +
                                          std::to_string(i) + " contradicts the planned output shape " +
-                                         ShapeText(out_shape_));
+                                         ShapeToString(out_shape_));
       }
     }
     copy_.Run(args.pool, args.inputs[0], args.outputs[0]);
@@ -99,10 +98,11 @@ class ExpandKernel final : public Kernel {
       const int64_t b = d + shape.size() >= rank ? shape[d + shape.size() - rank] : 1;
       const int64_t r = b < 0 ? -1 : BroadcastDim(a, b);
       if (r < 0)
-        return s.Invalid("input shape " + ShapeText(in) + " does not broadcast with 'shape' " + ShapeText(shape));
+        return s.Invalid("input shape " + ShapeToString(in) + " does not broadcast with 'shape' " +
+                         ShapeToString(shape));
       (*out)[d] = r;
     }
-    if (NumElements(*out) < 0) return s.Invalid("expanded shape " + ShapeText(*out) + " is too large");
+    if (NumElements(*out) < 0) return s.Invalid("expanded shape " + ShapeToString(*out) + " is too large");
     return Status::Ok();
   }
 
@@ -111,7 +111,6 @@ class ExpandKernel final : public Kernel {
   DType shape_dtype_ = DType::kInt64;
   int64_t shape_len_ = 0;
   Shape in_shape_, out_shape_;
-  std::string node_;
 };
 
 class TileKernel final : public Kernel {
@@ -127,13 +126,13 @@ class TileKernel final : public Kernel {
     } else {
       runtime_ = true;
       repeats_dtype_ = s.inputs[1].dtype;
-      node_ = s.node_name + " (" + s.op + ")";
       if (s.outputs[0].dtype != x.dtype || out.size() != x.shape.size())
-        return s.Invalid("output 0 is " + std::string(DTypeName(s.outputs[0].dtype)) + " " + ShapeText(out) +
+        return s.Invalid("output 0 is " + std::string(DTypeName(s.outputs[0].dtype)) + " " + ShapeToString(out) +
                          ", expected " + DTypeName(x.dtype) + " of rank " + std::to_string(x.rank()));
       for (size_t d = 0; d < out.size(); ++d) {
         if (x.shape[d] == 0 ? out[d] != 0 : out[d] % x.shape[d] != 0)
-          return s.Invalid("output shape " + ShapeText(out) + " is not a tiling of input shape " + ShapeText(x.shape));
+          return s.Invalid("output shape " + ShapeToString(out) + " is not a tiling of input shape " +
+                           ShapeToString(x.shape));
       }
     }
     in_shape_ = x.shape;
@@ -168,9 +167,9 @@ class TileKernel final : public Kernel {
       for (size_t d = 0; d < in_shape_.size(); ++d) {
         const int64_t r = LoadIndex(args.inputs[1], repeats_dtype_, static_cast<int64_t>(d));
         if (r < 0 || (in_shape_[d] != 0 && r != out_shape_[d] / in_shape_[d]))
-          return Status::InvalidArgument(node_ + ": runtime 'repeats' value " + std::to_string(r) + " on axis " +
+          return Status::InvalidArgument("runtime 'repeats' value " + std::to_string(r) + " on axis " +
                                          std::to_string(d) + " contradicts the planned output shape " +
-                                         ShapeText(out_shape_));
+                                         ShapeToString(out_shape_));
       }
     }
     copy_.Run(args.pool, args.inputs[0], args.outputs[0]);
@@ -182,8 +181,8 @@ class TileKernel final : public Kernel {
     RETURN_IF_ERROR(CheckNode(s, 2, 2, 1, 1));
     RETURN_IF_ERROR(CheckIndexDType(s, 1, "repeats"));
     if (s.inputs[1].rank() != 1 || s.inputs[1].num_elements() != s.inputs[0].rank())
-      return s.Invalid("input 'repeats' has shape " + ShapeText(s.inputs[1].shape) + ", expected [" +
-                       std::to_string(s.inputs[0].rank()) + "]");
+      return s.Invalid("input 'repeats' has shape " + ShapeToString(s.inputs[1].shape) + ", expected " +
+                       std::to_string(s.inputs[0].rank()) + " (one repeat per input dim)");
     return Status::Ok();
   }
   static Status Tiled(const KernelSetup& s, Shape* out) {
@@ -191,12 +190,12 @@ class TileKernel final : public Kernel {
     RETURN_IF_ERROR(ConstInts(s, 1, &repeats));
     *out = s.inputs[0].shape;
     for (size_t d = 0; d < out->size(); ++d) {
-      if (repeats[d] < 0) return s.Invalid("'repeats' " + ShapeText(repeats) + " has a negative value");
+      if (repeats[d] < 0) return s.Invalid("'repeats' " + IntsToString(repeats) + " has a negative value");
       if ((*out)[d] != 0 && repeats[d] > (int64_t{1} << 56) / (*out)[d])
-        return s.Invalid("'repeats' " + ShapeText(repeats) + " is too large");
+        return s.Invalid("'repeats' " + IntsToString(repeats) + " is too large");
       (*out)[d] *= repeats[d];
     }
-    if (NumElements(*out) < 0) return s.Invalid("tiled shape " + ShapeText(*out) + " is too large");
+    if (NumElements(*out) < 0) return s.Invalid("tiled shape " + ShapeToString(*out) + " is too large");
     return Status::Ok();
   }
 
@@ -204,7 +203,6 @@ class TileKernel final : public Kernel {
   bool runtime_ = false;
   DType repeats_dtype_ = DType::kInt64;
   Shape in_shape_, out_shape_;
-  std::string node_;
 };
 
 }  // namespace

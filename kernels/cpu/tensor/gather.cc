@@ -7,7 +7,6 @@
 //                    the shape of indices.
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -49,7 +48,6 @@ class GatherKernel final : public Kernel {
     n_idx_ = s.inputs[1].num_elements();
     idx_dtype_ = s.inputs[1].dtype;
     elem_size_ = DTypeSize(s.inputs[0].dtype);
-    node_ = s.node_name + " (" + s.op + ")";
     return Status::Ok();
   }
   Status InferOutputShapes(const KernelSetup& s, std::vector<Shape>* shapes) const override {
@@ -61,7 +59,7 @@ class GatherKernel final : public Kernel {
   }
   Status Run(const KernelArgs& args) const override {
     if (outer_ * inner_ == 0 || n_idx_ == 0) return Status::Ok();
-    RETURN_IF_ERROR(FirstBadIndex(node_, args.inputs[1], idx_dtype_, n_idx_, dim_));
+    RETURN_IF_ERROR(FirstBadIndex(args.inputs[1], idx_dtype_, n_idx_, dim_));
     const char* data = static_cast<const char*>(args.inputs[0]);
     char* out = static_cast<char*>(args.outputs[0]);
     const int64_t items = outer_ * n_idx_;
@@ -90,7 +88,7 @@ class GatherKernel final : public Kernel {
     RETURN_IF_ERROR(CheckIndexDType(s, 1, "indices"));
     const Shape& data = s.inputs[0].shape;
     if (data.empty()) return s.Invalid("input 'data' is a scalar; Gather needs rank >= 1");
-    RETURN_IF_ERROR(AxisAttr(s, "axis", 0, static_cast<int64_t>(data.size()), axis));
+    RETURN_IF_ERROR(ReadAxisAttr(s, "axis", 0, static_cast<int64_t>(data.size()), axis));
     out->assign(data.begin(), data.begin() + *axis);
     out->insert(out->end(), s.inputs[1].shape.begin(), s.inputs[1].shape.end());
     out->insert(out->end(), data.begin() + *axis + 1, data.end());
@@ -102,7 +100,6 @@ class GatherKernel final : public Kernel {
   int64_t outer_ = 0, dim_ = 0, inner_ = 0, n_idx_ = 0;
   DType idx_dtype_ = DType::kInt64;
   size_t elem_size_ = 0;
-  std::string node_;
 };
 
 class GatherElementsKernel final : public Kernel {
@@ -116,11 +113,11 @@ class GatherElementsKernel final : public Kernel {
     if (idx.rank() != data.rank())
       return s.Invalid("input 'indices' has rank " + std::to_string(idx.rank()) + ", 'data' has rank " +
                        std::to_string(data.rank()));
-    RETURN_IF_ERROR(AxisAttr(s, "axis", 0, data.rank(), &axis_));
+    RETURN_IF_ERROR(ReadAxisAttr(s, "axis", 0, data.rank(), &axis_));
     for (int d = 0; d < data.rank(); ++d) {
       if (d != axis_ && idx.shape[static_cast<size_t>(d)] > data.shape[static_cast<size_t>(d)])
-        return s.Invalid("input 'indices' shape " + ShapeText(idx.shape) + " exceeds 'data' shape " +
-                         ShapeText(data.shape) + " on axis " + std::to_string(d));
+        return s.Invalid("input 'indices' shape " + ShapeToString(idx.shape) + " exceeds 'data' shape " +
+                         ShapeToString(data.shape) + " on axis " + std::to_string(d));
     }
     RETURN_IF_ERROR(CheckOutput(s, 0, data.dtype, idx.shape));
     idx_shape_ = idx.shape;
@@ -129,13 +126,12 @@ class GatherElementsKernel final : public Kernel {
     n_idx_ = idx.num_elements();
     idx_dtype_ = idx.dtype;
     elem_size_ = DTypeSize(data.dtype);
-    node_ = s.node_name + " (" + s.op + ")";
     if (n_idx_ > 0 && dim_ == 0) return s.Invalid("gathers from an empty axis");
     return Status::Ok();
   }
   Status Run(const KernelArgs& args) const override {
     if (n_idx_ == 0) return Status::Ok();
-    RETURN_IF_ERROR(FirstBadIndex(node_, args.inputs[1], idx_dtype_, n_idx_, dim_));
+    RETURN_IF_ERROR(FirstBadIndex(args.inputs[1], idx_dtype_, n_idx_, dim_));
     if (idx_dtype_ == DType::kInt32) return RunTyped<int32_t>(args);
     return RunTyped<int64_t>(args);
   }
@@ -197,7 +193,6 @@ class GatherElementsKernel final : public Kernel {
   int64_t dim_ = 0, n_idx_ = 0;
   DType idx_dtype_ = DType::kInt64;
   size_t elem_size_ = 0;
-  std::string node_;
 };
 
 }  // namespace

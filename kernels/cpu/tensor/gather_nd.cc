@@ -5,7 +5,6 @@
 // negative indices; Run checks them all before copying.
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -31,7 +30,6 @@ class GatherNDKernel final : public Kernel {
     tuple_strides_.assign(strides.begin() + static_cast<int64_t>(b), strides.begin() + static_cast<int64_t>(b) + k_);
     idx_dtype_ = s.inputs[1].dtype;
     elem_size_ = DTypeSize(s.inputs[0].dtype);
-    node_ = s.node_name + " (" + s.op + ")";
     return Status::Ok();
   }
   Status InferOutputShapes(const KernelSetup& s, std::vector<Shape>* shapes) const override {
@@ -50,8 +48,8 @@ class GatherNDKernel final : public Kernel {
         const int64_t v = LoadIndex(indices, idx_dtype_, t * k_ + j);
         const int64_t dim = tuple_dims_[static_cast<size_t>(j)];
         if (v < -dim || v >= dim)
-          return Status::OutOfRange(node_ + ": index " + std::to_string(v) + " at position " + std::to_string(j) +
-                                    " of tuple " + std::to_string(t) + " out of range [" + std::to_string(-dim) + ", " +
+          return Status::OutOfRange("index " + std::to_string(v) + " at position " + std::to_string(j) + " of tuple " +
+                                    std::to_string(t) + " out of range [" + std::to_string(-dim) + ", " +
                                     std::to_string(dim) + ")");
       }
     }
@@ -81,9 +79,10 @@ class GatherNDKernel final : public Kernel {
     const Shape& data = s.inputs[0].shape;
     const Shape& idx = s.inputs[1].shape;
     if (data.empty() || idx.empty())
-      return s.Invalid("'data' and 'indices' need rank >= 1, got " + ShapeText(data) + " and " + ShapeText(idx));
+      return s.Invalid("'data' and 'indices' need rank >= 1, got " + ShapeToString(data) + " and " +
+                       ShapeToString(idx));
     int64_t b = 0;
-    RETURN_IF_ERROR(IntAttr(s, "batch_dims", 0, &b));
+    RETURN_IF_ERROR(ReadIntAttr(s, "batch_dims", 0, &b));
     const int64_t r = static_cast<int64_t>(data.size());
     const int64_t q = static_cast<int64_t>(idx.size());
     if (b < 0 || b >= r || b >= q)
@@ -94,8 +93,8 @@ class GatherNDKernel final : public Kernel {
       return s.Invalid("last dim of 'indices' is " + std::to_string(k) + ", expected 1 to " + std::to_string(r - b));
     for (int64_t d = 0; d < b; ++d) {
       if (data[static_cast<size_t>(d)] != idx[static_cast<size_t>(d)])
-        return s.Invalid("batch dim " + std::to_string(d) + " differs: data " + ShapeText(data) + ", indices " +
-                         ShapeText(idx));
+        return s.Invalid("batch dim " + std::to_string(d) + " differs: data " + ShapeToString(data) + ", indices " +
+                         ShapeToString(idx));
     }
     batch_dims_ = b;
     out->assign(idx.begin(), idx.end() - 1);
@@ -109,7 +108,6 @@ class GatherNDKernel final : public Kernel {
   std::vector<int64_t> tuple_dims_, tuple_strides_;
   DType idx_dtype_ = DType::kInt64;
   size_t elem_size_ = 0;
-  std::string node_;
 };
 
 }  // namespace

@@ -75,7 +75,7 @@ TEST(GatherTest, OutOfRangeIndexIsRunError) {
   TestTensor y;
   Status st = Run1("Gather", Attrs(), {x, TestTensor::Of<int64_t>({2}, {0, 3})}, DType::kFloat32, {2, 2}, &y);
   EXPECT_EQ(st.code(), StatusCode::kOutOfRange);
-  EXPECT_NE(st.message().find("index 3 out of range [-3, 3)"), std::string::npos) << st.message();
+  EXPECT_EQ(st.message(), "index 3 out of range [-3, 3)");
   st = Run1("Gather", Attrs(), {x, TestTensor::Of<int32_t>({1}, {-4})}, DType::kFloat32, {1, 2}, &y);
   EXPECT_EQ(st.code(), StatusCode::kOutOfRange);
 }

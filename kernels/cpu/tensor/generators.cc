@@ -7,7 +7,6 @@
 #include <cstring>
 #include <limits>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -28,11 +27,10 @@ class ConstantOfShapeKernel final : public Kernel {
     } else {
       if (s.outputs[0].dtype != dtype_ || s.outputs[0].rank() != shape.num_elements())
         return s.Invalid("output 0 is " + std::string(DTypeName(s.outputs[0].dtype)) + " " +
-                         ShapeText(s.outputs[0].shape) + ", expected " + DTypeName(dtype_) + " of rank " +
+                         ShapeToString(s.outputs[0].shape) + ", expected " + DTypeName(dtype_) + " of rank " +
                          std::to_string(shape.num_elements()));
       runtime_ = true;
       shape_dtype_ = shape.dtype;
-      node_ = s.node_name + " (" + s.op + ")";
     }
     out_shape_ = s.outputs[0].shape;
     count_ = s.outputs[0].num_elements();
@@ -52,9 +50,8 @@ class ConstantOfShapeKernel final : public Kernel {
       for (size_t d = 0; d < out_shape_.size(); ++d) {
         const int64_t v = LoadIndex(args.inputs[0], shape_dtype_, static_cast<int64_t>(d));
         if (v != out_shape_[d])
-          return Status::InvalidArgument(node_ + ": runtime shape value " + std::to_string(v) + " at index " +
-                                         std::to_string(d) + " contradicts the planned output shape " +
-                                         ShapeText(out_shape_));
+          return Status::InvalidArgument("runtime shape value " + std::to_string(v) + " at index " + std::to_string(d) +
+                                         " contradicts the planned output shape " + ShapeToString(out_shape_));
       }
     }
     FillElements(args.pool, args.outputs[0], value_, DTypeSize(dtype_), count_);
@@ -65,7 +62,8 @@ class ConstantOfShapeKernel final : public Kernel {
   Status ReadValue(const KernelSetup& s) {
     RETURN_IF_ERROR(CheckNode(s, 1, 1, 1, 1));
     RETURN_IF_ERROR(CheckIndexDType(s, 0, "input"));
-    if (s.inputs[0].rank() != 1) return s.Invalid("input has shape " + ShapeText(s.inputs[0].shape) + ", expected 1-D");
+    if (s.inputs[0].rank() != 1)
+      return s.Invalid("input has shape " + ShapeToString(s.inputs[0].shape) + ", expected 1-D");
     const Attribute* a = s.attrs.Find("value");
     if (!a) {
       dtype_ = DType::kFloat32;
@@ -78,7 +76,7 @@ class ConstantOfShapeKernel final : public Kernel {
     const size_t es = DTypeSize(t.dtype);
     if (es == 0) return s.Unsupported(std::string("'value' dtype ") + DTypeName(t.dtype));
     if (NumElements(t.dims) != 1 || t.data.size() != es)
-      return s.Invalid("attribute 'value' must hold exactly one element, has shape " + ShapeText(t.dims));
+      return s.Invalid("attribute 'value' must hold exactly one element, has shape " + ShapeToString(t.dims));
     dtype_ = t.dtype;
     std::memcpy(value_, t.data.data(), es);
     return Status::Ok();
@@ -86,9 +84,9 @@ class ConstantOfShapeKernel final : public Kernel {
   static Status ConstShape(const KernelSetup& s, Shape* out) {
     RETURN_IF_ERROR(ConstInts(s, 0, out));
     for (int64_t d : *out)
-      if (d < 0) return s.Invalid("shape " + ShapeText(*out) + " has a negative dim");
+      if (d < 0) return s.Invalid("shape " + ShapeToString(*out) + " has a negative dim");
     if (out->size() > static_cast<size_t>(kMaxRank)) return s.Unsupported("output rank " + std::to_string(out->size()));
-    if (NumElements(*out) < 0) return s.Invalid("shape " + ShapeText(*out) + " is too large");
+    if (NumElements(*out) < 0) return s.Invalid("shape " + ShapeToString(*out) + " is too large");
     return Status::Ok();
   }
 
@@ -98,7 +96,6 @@ class ConstantOfShapeKernel final : public Kernel {
   DType shape_dtype_ = DType::kInt64;
   Shape out_shape_;
   int64_t count_ = 0;
-  std::string node_;
 };
 
 // ---------------------------------------------------------------------- Range
@@ -148,10 +145,9 @@ class RangeKernel final : public Kernel {
       RETURN_IF_ERROR(CheckOutput(s, 0, dtype_, {n}));
     } else {
       runtime_ = true;
-      node_ = s.node_name + " (" + s.op + ")";
       if (s.outputs[0].dtype != dtype_ || s.outputs[0].rank() != 1)
         return s.Invalid("output 0 is " + std::string(DTypeName(s.outputs[0].dtype)) + " " +
-                         ShapeText(s.outputs[0].shape) + ", expected 1-D " + DTypeName(dtype_));
+                         ShapeToString(s.outputs[0].shape) + ", expected 1-D " + DTypeName(dtype_));
     }
     count_ = s.outputs[0].shape[0];
     return Status::Ok();
@@ -167,7 +163,7 @@ class RangeKernel final : public Kernel {
     if (runtime_) {
       const int64_t n = RangeCount(dtype_, args.inputs[0], args.inputs[1], args.inputs[2]);
       if (n != count_)
-        return Status::InvalidArgument(node_ + ": runtime start/limit/delta give " +
+        return Status::InvalidArgument("runtime start/limit/delta give " +
                                        (n < 0 ? std::string("an invalid range") : std::to_string(n) + " elements") +
                                        ", the plan expects " + std::to_string(count_));
     }
@@ -202,7 +198,6 @@ class RangeKernel final : public Kernel {
   DType dtype_ = DType::kFloat32;
   bool runtime_ = false;
   int64_t count_ = 0;
-  std::string node_;
 };
 
 // -------------------------------------------------------------------- EyeLike
@@ -213,7 +208,7 @@ class EyeLikeKernel final : public Kernel {
     DType dtype = DType::kUndefined;
     RETURN_IF_ERROR(Plan(s, &dtype));
     RETURN_IF_ERROR(CheckOutput(s, 0, dtype, s.inputs[0].shape));
-    RETURN_IF_ERROR(IntAttr(s, "k", 0, &k_));
+    RETURN_IF_ERROR(ReadIntAttr(s, "k", 0, &k_));
     rows_ = s.inputs[0].shape[0];
     cols_ = s.inputs[0].shape[1];
     elem_size_ = DTypeSize(dtype);
@@ -240,9 +235,10 @@ class EyeLikeKernel final : public Kernel {
  private:
   static Status Plan(const KernelSetup& s, DType* dtype) {
     RETURN_IF_ERROR(CheckNode(s, 1, 1, 1, 1));
-    if (s.inputs[0].rank() != 2) return s.Invalid("input has shape " + ShapeText(s.inputs[0].shape) + ", expected 2-D");
+    if (s.inputs[0].rank() != 2)
+      return s.Invalid("input has shape " + ShapeToString(s.inputs[0].shape) + ", expected 2-D");
     int64_t code = 0;
-    RETURN_IF_ERROR(IntAttr(s, "dtype", static_cast<int64_t>(s.inputs[0].dtype), &code));
+    RETURN_IF_ERROR(ReadIntAttr(s, "dtype", static_cast<int64_t>(s.inputs[0].dtype), &code));
     if (code < 0 || code > 64 || !IsKnownDType(static_cast<int32_t>(code)) || DTypeSize(static_cast<DType>(code)) == 0)
       return s.Unsupported("attribute dtype=" + std::to_string(code));
     *dtype = static_cast<DType>(code);
@@ -286,7 +282,7 @@ class ConstantKernel final : public Kernel {
       const int64_t n = NumElements(t.dims);
       if (n < 0 || static_cast<size_t>(n) * DTypeSize(t.dtype) != t.data.size())
         return s.Invalid("attribute 'value' has " + std::to_string(t.data.size()) + " bytes for shape " +
-                         ShapeText(t.dims));
+                         ShapeToString(t.dims));
       dtype_ = t.dtype;
       shape_ = t.dims;
       bytes_ = t.data;

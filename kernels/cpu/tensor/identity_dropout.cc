@@ -3,7 +3,6 @@
 // (bool from opset 10, the data type before). Training mode is refused.
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -53,7 +52,6 @@ class DropoutKernel final : public Kernel {
       if (mode && *static_cast<const uint8_t*>(mode) != 0) return s.Unsupported("training_mode=true");
       if (!mode) {
         check_training_mode_ = true;
-        node_ = s.node_name + " (" + s.op + ")";
       }
     }
     bytes_ = x.num_bytes();
@@ -73,7 +71,7 @@ class DropoutKernel final : public Kernel {
   }
   Status Run(const KernelArgs& args) const override {
     if (check_training_mode_ && *static_cast<const uint8_t*>(args.inputs[2]) != 0)
-      return Status::Unsupported(node_ + ": unsupported training_mode=true");
+      return Status::Unsupported("unsupported training_mode=true");
     CopyBytes(args.pool, args.outputs[0], args.inputs[0], bytes_);
     if (has_mask_) FillElements(args.pool, args.outputs[1], one_, DTypeSize(mask_dtype_), count_);
     return Status::Ok();
@@ -86,7 +84,6 @@ class DropoutKernel final : public Kernel {
   DType mask_dtype_ = DType::kBool;
   uint8_t one_[8] = {};
   int64_t count_ = 0;
-  std::string node_;
 };
 
 }  // namespace

@@ -10,7 +10,6 @@
 //             the axis drops the rest.
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -52,7 +51,6 @@ class NonZeroKernel final : public Kernel {
     rows_ = x.rank() > 0 ? x.rank() : 1;
     dtype_ = x.dtype;
     count_ = x.num_elements();
-    node_ = s.node_name + " (" + s.op + ")";
     const TensorInfo& o = s.outputs[0];
     const int64_t nnz = x.const_data ? CountNonZero(x.const_data, dtype_, count_) : (o.rank() == 2 ? o.shape[1] : -1);
     RETURN_IF_ERROR(CheckOutput(s, 0, DType::kInt64, {rows_, nnz}));
@@ -69,8 +67,8 @@ class NonZeroKernel final : public Kernel {
   Status Run(const KernelArgs& args) const override {
     const int64_t nnz = CountNonZero(args.inputs[0], dtype_, count_);
     if (nnz != nnz_)
-      return Status::InvalidArgument(node_ + ": data has " + std::to_string(nnz) +
-                                     " nonzero elements, the plan expects " + std::to_string(nnz_));
+      return Status::InvalidArgument("data has " + std::to_string(nnz) + " nonzero elements, the plan expects " +
+                                     std::to_string(nnz_));
     int64_t* out = static_cast<int64_t*>(args.outputs[0]);
     const int rank = static_cast<int>(shape_.size());
     int64_t idx[kMaxRank] = {};
@@ -98,7 +96,6 @@ class NonZeroKernel final : public Kernel {
   Shape shape_;
   int64_t rows_ = 1, count_ = 0, nnz_ = 0;
   DType dtype_ = DType::kFloat32;
-  std::string node_;
 };
 
 class CompressKernel final : public Kernel {
@@ -113,7 +110,6 @@ class CompressKernel final : public Kernel {
     } else if (o.rank() == static_cast<int>(OutShape(x.shape, 0).size())) {
       selected = o.shape[static_cast<size_t>(has_axis_ ? axis_ : 0)];
     }
-    node_ = s.node_name + " (" + s.op + ")";
     RETURN_IF_ERROR(CheckOutput(s, 0, x.dtype, OutShape(x.shape, selected)));
     selected_ = selected;
     return Status::Ok();
@@ -129,8 +125,8 @@ class CompressKernel final : public Kernel {
     const uint8_t* cond = static_cast<const uint8_t*>(args.inputs[1]);
     const int64_t selected = CountTrue(cond);
     if (selected != selected_)
-      return Status::InvalidArgument(node_ + ": condition selects " + std::to_string(selected) +
-                                     " entries, the plan expects " + std::to_string(selected_));
+      return Status::InvalidArgument("condition selects " + std::to_string(selected) + " entries, the plan expects " +
+                                     std::to_string(selected_));
     const char* src = static_cast<const char*>(args.inputs[0]);
     char* dst = static_cast<char*>(args.outputs[0]);
     const size_t block = static_cast<size_t>(inner_) * elem_size_;
@@ -149,12 +145,12 @@ class CompressKernel final : public Kernel {
     RETURN_IF_ERROR(CheckNode(s, 2, 2, 1, 1));
     RETURN_IF_ERROR(CheckInputDType(s, 1, DType::kBool, "condition"));
     if (s.inputs[1].rank() != 1)
-      return s.Invalid("input 'condition' has shape " + ShapeText(s.inputs[1].shape) + ", expected 1-D");
+      return s.Invalid("input 'condition' has shape " + ShapeToString(s.inputs[1].shape) + ", expected 1-D");
     const Shape& in = s.inputs[0].shape;
     has_axis_ = s.attrs.Has("axis");
     if (has_axis_) {
       if (in.empty()) return s.Invalid("attribute 'axis' given for a scalar input");
-      RETURN_IF_ERROR(AxisAttr(s, "axis", 0, static_cast<int64_t>(in.size()), &axis_));
+      RETURN_IF_ERROR(ReadAxisAttr(s, "axis", 0, static_cast<int64_t>(in.size()), &axis_));
       outer_ = DimProduct(in, 0, static_cast<size_t>(axis_));
       dim_ = in[static_cast<size_t>(axis_)];
       inner_ = DimProduct(in, static_cast<size_t>(axis_) + 1, in.size());
@@ -185,7 +181,6 @@ class CompressKernel final : public Kernel {
   int axis_ = 0;
   int64_t outer_ = 0, dim_ = 0, inner_ = 0, usable_ = 0, selected_ = 0;
   size_t elem_size_ = 0;
-  std::string node_;
 };
 
 }  // namespace

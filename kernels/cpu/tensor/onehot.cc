@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -27,11 +26,11 @@ class OneHotKernel final : public Kernel {
       const TensorInfo& o = s.outputs[0];
       if (o.dtype != dtype || o.rank() != static_cast<int>(idx.size()) + 1 ||
           OutShape(idx, axis, o.shape[static_cast<size_t>(axis)]) != o.shape)
-        return s.Invalid("output 0 is " + std::string(DTypeName(o.dtype)) + " " + ShapeText(o.shape) + ", expected " +
-                         DTypeName(dtype) + " " + ShapeText(OutShape(idx, axis, -1)) + " with -1 the depth");
+        return s.Invalid("output 0 is " + std::string(DTypeName(o.dtype)) + " " + ShapeToString(o.shape) +
+                         ", expected " + DTypeName(dtype) + " " + ShapeToString(OutShape(idx, axis, -1)) +
+                         " with -1 the depth");
       depth_runtime_ = true;
       depth_dtype_ = s.inputs[1].dtype;
-      node_ = s.node_name + " (" + s.op + ")";
     }
     depth_ = s.outputs[0].shape[static_cast<size_t>(axis)];
     outer_ = DimProduct(idx, 0, static_cast<size_t>(axis));
@@ -52,7 +51,7 @@ class OneHotKernel final : public Kernel {
     if (depth_runtime_) {
       const double d = LoadAsDouble(args.inputs[1], depth_dtype_, 0);
       if (!(d >= 1 && d < 9e15) || static_cast<int64_t>(d) != depth_)
-        return Status::InvalidArgument(node_ + ": runtime depth " + std::to_string(d) + " contradicts the planned " +
+        return Status::InvalidArgument("runtime depth " + std::to_string(d) + " contradicts the planned " +
                                        std::to_string(depth_));
     }
     const char* values = static_cast<const char*>(args.inputs[2]);
@@ -87,9 +86,9 @@ class OneHotKernel final : public Kernel {
     if (s.inputs[1].dtype == DType::kBool) return s.Invalid("input 'depth' is bool, expected a numeric type");
     RETURN_IF_ERROR(CheckScalarLike(s, 1, "depth"));
     if (s.inputs[2].rank() != 1 || s.inputs[2].num_elements() != 2)
-      return s.Invalid("input 'values' has shape " + ShapeText(s.inputs[2].shape) + ", expected [2]");
+      return s.Invalid("input 'values' has shape " + ShapeToString(s.inputs[2].shape) + ", expected 2");
     if (idx.rank() + 1 > kMaxRank) return s.Unsupported("output rank " + std::to_string(idx.rank() + 1));
-    RETURN_IF_ERROR(AxisAttr(s, "axis", -1, idx.rank() + 1, axis));
+    RETURN_IF_ERROR(ReadAxisAttr(s, "axis", -1, idx.rank() + 1, axis));
     *depth = -1;
     if (s.inputs[1].const_data) {
       const double d = LoadAsDouble(s.inputs[1].const_data, s.inputs[1].dtype, 0);
@@ -104,7 +103,6 @@ class OneHotKernel final : public Kernel {
   int64_t depth_ = 0, outer_ = 0, inner_ = 0;
   DType idx_dtype_ = DType::kInt64;
   size_t elem_size_ = 0;
-  std::string node_;
 };
 
 }  // namespace

@@ -9,7 +9,6 @@
 // runtime `pads` input the maps are rebuilt in scratch memory at each run.
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -48,7 +47,6 @@ class PadKernel final : public Kernel {
     in_shape_ = x.shape;
     in_strides_ = StridesOf(x.shape);
     elem_size_ = DTypeSize(x.dtype);
-    node_ = s.node_name + " (" + s.op + ")";
     const int rank = x.rank();
     map_start_.assign(static_cast<size_t>(rank) + 1, 0);
     if (pads_known_) {
@@ -57,7 +55,7 @@ class PadKernel final : public Kernel {
       RETURN_IF_ERROR(CheckOutput(s, 0, x.dtype, out));
     } else if (s.outputs[0].dtype != x.dtype || s.outputs[0].rank() != rank) {
       return s.Invalid("output 0 is " + std::string(DTypeName(s.outputs[0].dtype)) + " " +
-                       ShapeText(s.outputs[0].shape) + ", expected " + DTypeName(x.dtype) + " of rank " +
+                       ShapeToString(s.outputs[0].shape) + ", expected " + DTypeName(x.dtype) + " of rank " +
                        std::to_string(rank));
     }
     out_shape_ = s.outputs[0].shape;
@@ -110,10 +108,10 @@ class PadKernel final : public Kernel {
       for (int d = 0; d < rank; ++d) {
         const int64_t limit = int64_t{1} << 48;
         if (pads[d] > limit || pads[d] < -limit || pads[d + rank] > limit || pads[d + rank] < -limit)
-          return Status::InvalidArgument(node_ + ": runtime 'pads' value out of range on axis " + std::to_string(d));
+          return Status::InvalidArgument("runtime 'pads' value out of range on axis " + std::to_string(d));
         const int64_t dim = in_shape_[static_cast<size_t>(d)] + pads[d] + pads[d + rank];
         if (dim != out_shape_[static_cast<size_t>(d)])
-          return Status::InvalidArgument(node_ + ": runtime 'pads' give axis " + std::to_string(d) + " size " +
+          return Status::InvalidArgument("runtime 'pads' give axis " + std::to_string(d) + " size " +
                                          std::to_string(dim) + ", the plan expects " +
                                          std::to_string(out_shape_[static_cast<size_t>(d)]));
       }
@@ -132,7 +130,7 @@ class PadKernel final : public Kernel {
     const TensorInfo& x = s.inputs[0];
     const int64_t rank = x.rank();
     std::string mode;
-    RETURN_IF_ERROR(StringAttr(s, "mode", "constant", &mode));
+    RETURN_IF_ERROR(ReadStringAttr(s, "mode", "constant", &mode));
     if (mode == "constant") {
       mode_ = PadMode::kConstant;
     } else if (mode == "reflect") {
@@ -148,18 +146,18 @@ class PadKernel final : public Kernel {
     pad_axes_.clear();
     if (attr_form) {
       float value = 0;
-      RETURN_IF_ERROR(FloatAttr(s, "value", 0.f, &value));
+      RETURN_IF_ERROR(ReadFloatAttr(s, "value", 0.f, &value));
       StoreFromDouble(value, x.dtype, value_);
       bool given = false;
       const char* name = s.attrs.Has("pads") ? "pads" : "paddings";
-      RETURN_IF_ERROR(IntsAttr(s, name, &pads_, &given));
+      RETURN_IF_ERROR(ReadIntsAttr(s, name, &pads_, &given));
       if (!given) return s.Invalid("attribute 'pads' is required before opset 11");
       for (int64_t d = 0; d < rank; ++d) pad_axes_.push_back(d);
       pads_known_ = true;
     } else {
       RETURN_IF_ERROR(CheckIndexDType(s, 1, "pads"));
       if (s.inputs[1].rank() != 1)
-        return s.Invalid("input 'pads' has shape " + ShapeText(s.inputs[1].shape) + ", expected 1-D");
+        return s.Invalid("input 'pads' has shape " + ShapeToString(s.inputs[1].shape) + ", expected 1-D");
       if (s.HasInput(2)) {
         RETURN_IF_ERROR(CheckInputDType(s, 2, x.dtype, "constant_value"));
         RETURN_IF_ERROR(CheckScalarLike(s, 2, "constant_value"));
@@ -209,10 +207,10 @@ class PadKernel final : public Kernel {
       const int64_t end = pads_[d + rank];
       const int64_t limit = int64_t{1} << 48;
       if (begin > limit || end > limit || begin < -limit || end < -limit)
-        return s.Invalid("pads " + ShapeText(pads_) + " are out of range");
+        return s.Invalid("pads " + IntsToString(pads_) + " are out of range");
       (*out)[d] = in[d] + begin + end;
       if ((*out)[d] < 0)
-        return s.Invalid("pads " + ShapeText(pads_) + " crop axis " + std::to_string(d) + " of size " +
+        return s.Invalid("pads " + IntsToString(pads_) + " crop axis " + std::to_string(d) + " of size " +
                          std::to_string(in[d]) + " below zero");
     }
     return Status::Ok();
@@ -285,7 +283,6 @@ class PadKernel final : public Kernel {
   std::vector<int64_t> map_start_;  // offset of each dim's map
   std::vector<int64_t> maps_;
   size_t elem_size_ = 0;
-  std::string node_;
 };
 
 }  // namespace

@@ -4,7 +4,6 @@
 // data, Run first checks that it agrees with the plan's static output shape.
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -38,18 +37,17 @@ class ViewKernel : public Kernel {
       return s.Invalid(std::string("output 0 has dtype ") + DTypeName(out.dtype) + ", expected " +
                        DTypeName(s.inputs[0].dtype));
     if (out.num_elements() != s.inputs[0].num_elements())
-      return s.Invalid("output 0 has shape " + ShapeText(out.shape) + " with " + std::to_string(out.num_elements()) +
-                       " elements, input has " + std::to_string(s.inputs[0].num_elements()));
+      return s.Invalid("output 0 has shape " + ShapeToString(out.shape) + " with " +
+                       std::to_string(out.num_elements()) + " elements, input has " +
+                       std::to_string(s.inputs[0].num_elements()));
     runtime_input_ = static_cast<int>(input);
     runtime_dtype_ = s.inputs[input].dtype;
     runtime_count_ = s.inputs[input].num_elements();
     in_shape_ = s.inputs[0].shape;
     out_shape_ = out.shape;
-    node_ = s.node_name + " (" + s.op + ")";
     bytes_ = s.inputs[0].num_bytes();
     return Status::Ok();
   }
-  Status RuntimeError(const std::string& what) const { return Status::InvalidArgument(node_ + ": " + what); }
 
   size_t bytes_ = 0;
   int runtime_input_ = -1;
@@ -57,7 +55,6 @@ class ViewKernel : public Kernel {
   int64_t runtime_count_ = 0;
   Shape in_shape_;
   Shape out_shape_;
-  std::string node_;
 };
 
 // ---------------------------------------------------------------- Reshape
@@ -69,30 +66,31 @@ Status ResolveReshape(const KernelSetup& s, const Shape& in, const std::vector<i
   for (size_t i = 0; i < spec.size(); ++i) {
     const int64_t v = spec[i];
     if (v == -1) {
-      if (infer >= 0) return s.Invalid("shape " + ShapeText(spec) + " has more than one -1");
+      if (infer >= 0) return s.Invalid("shape " + IntsToString(spec) + " has more than one -1");
       infer = static_cast<int>(i);
       out->push_back(1);
     } else if (v == 0 && !allowzero) {
       if (i >= in.size())
-        return s.Invalid("shape " + ShapeText(spec) + " copies dim " + std::to_string(i) +
+        return s.Invalid("shape " + IntsToString(spec) + " copies dim " + std::to_string(i) +
                          " (0) that the input of rank " + std::to_string(in.size()) + " lacks");
       out->push_back(in[i]);
     } else if (v < 0) {
-      return s.Invalid("shape " + ShapeText(spec) + " has invalid dim " + std::to_string(v));
+      return s.Invalid("shape " + IntsToString(spec) + " has invalid dim " + std::to_string(v));
     } else {
       out->push_back(v);
     }
   }
   const int64_t n_in = NumElements(in);
   const int64_t known = NumElements(*out);
-  if (known < 0) return s.Invalid("shape " + ShapeText(spec) + " is too large");
+  if (known < 0) return s.Invalid("shape " + IntsToString(spec) + " is too large");
   if (infer >= 0) {
     if (known == 0 || n_in % known != 0)
-      return s.Invalid("cannot infer the -1 dim of shape " + ShapeText(spec) + " for input shape " + ShapeText(in));
+      return s.Invalid("cannot infer the -1 dim of shape " + IntsToString(spec) + " for input shape " +
+                       ShapeToString(in));
     (*out)[static_cast<size_t>(infer)] = n_in / known;
   } else if (known != n_in) {
-    return s.Invalid("shape " + ShapeText(spec) + " has " + std::to_string(known) + " elements, input " +
-                     ShapeText(in) + " has " + std::to_string(n_in));
+    return s.Invalid("shape " + IntsToString(spec) + " has " + std::to_string(known) + " elements, input " +
+                     ShapeToString(in) + " has " + std::to_string(n_in));
   }
   return Status::Ok();
 }
@@ -124,18 +122,18 @@ class ReshapeKernel final : public ViewKernel {
   static Status Plan(const KernelSetup& s, Shape* out, bool* known, bool* allowzero_out) {
     std::vector<int64_t> spec;
     int64_t allowzero = 0;
-    RETURN_IF_ERROR(IntAttr(s, "allowzero", 0, &allowzero));
+    RETURN_IF_ERROR(ReadIntAttr(s, "allowzero", 0, &allowzero));
     *allowzero_out = allowzero != 0;
     if (s.opset < 5) {
       RETURN_IF_ERROR(CheckNode(s, 1, 1, 1, 1));
       bool present = false;
-      RETURN_IF_ERROR(IntsAttr(s, "shape", &spec, &present));
+      RETURN_IF_ERROR(ReadIntsAttr(s, "shape", &spec, &present));
       if (!present) return s.Invalid("attribute 'shape' is required before opset 5");
     } else {
       RETURN_IF_ERROR(CheckNode(s, 2, 2, 1, 1));
       RETURN_IF_ERROR(CheckIndexDType(s, 1, "shape"));
       if (s.inputs[1].rank() != 1)
-        return s.Invalid("input 'shape' has shape " + ShapeText(s.inputs[1].shape) + ", expected 1-D");
+        return s.Invalid("input 'shape' has shape " + ShapeToString(s.inputs[1].shape) + ", expected 1-D");
       *known = s.inputs[1].const_data != nullptr;
       if (!*known) return Status::Ok();
       RETURN_IF_ERROR(ConstInts(s, 1, &spec));
@@ -153,8 +151,8 @@ class ReshapeKernel final : public ViewKernel {
       int64_t dim = v;
       if (v == 0 && !allowzero_) dim = static_cast<size_t>(i) < in_shape_.size() ? in_shape_[i] : -1;
       if (dim != want)
-        return RuntimeError("runtime 'shape' value " + std::to_string(v) + " at index " + std::to_string(i) +
-                            " contradicts the planned output shape " + ShapeText(out_shape_));
+        return Status::InvalidArgument("runtime 'shape' value " + std::to_string(v) + " at index " + std::to_string(i) +
+                                       " contradicts the planned output shape " + ShapeToString(out_shape_));
     }
     return Status::Ok();
   }
@@ -184,7 +182,7 @@ class FlattenKernel final : public ViewKernel {
     const Shape& in = s.inputs[0].shape;
     const int64_t rank = static_cast<int64_t>(in.size());
     int64_t axis = 1;
-    RETURN_IF_ERROR(IntAttr(s, "axis", 1, &axis));
+    RETURN_IF_ERROR(ReadIntAttr(s, "axis", 1, &axis));
     if (axis < -rank || axis > rank)
       return s.Invalid("attribute 'axis' = " + std::to_string(axis) + " out of range [" + std::to_string(-rank) + ", " +
                        std::to_string(rank) + "]");
@@ -202,14 +200,14 @@ Status ReadAxes(const KernelSetup& s, bool required, std::vector<int64_t>* axes,
   *known = true;
   if (s.opset < 13) {
     RETURN_IF_ERROR(CheckNode(s, 1, 1, 1, 1));
-    RETURN_IF_ERROR(IntsAttr(s, "axes", axes, given));
+    RETURN_IF_ERROR(ReadIntsAttr(s, "axes", axes, given));
   } else {
     RETURN_IF_ERROR(CheckNode(s, required ? 2 : 1, 2, 1, 1));
     *given = s.HasInput(1);
     if (*given) {
       RETURN_IF_ERROR(CheckIndexDType(s, 1, "axes"));
       if (s.inputs[1].rank() > 1)
-        return s.Invalid("input 'axes' has shape " + ShapeText(s.inputs[1].shape) + ", expected 1-D");
+        return s.Invalid("input 'axes' has shape " + ShapeToString(s.inputs[1].shape) + ", expected 1-D");
       *known = s.inputs[1].const_data != nullptr;
       if (*known) RETURN_IF_ERROR(ConstInts(s, 1, axes));
     }
@@ -249,7 +247,7 @@ class SqueezeKernel final : public ViewKernel {
     for (int64_t a : norm) {
       if (in[static_cast<size_t>(a)] != 1)
         return s.Invalid("cannot squeeze axis " + std::to_string(a) + " of size " +
-                         std::to_string(in[static_cast<size_t>(a)]) + " in input shape " + ShapeText(in));
+                         std::to_string(in[static_cast<size_t>(a)]) + " in input shape " + ShapeToString(in));
       drop[static_cast<size_t>(a)] = true;
     }
     out->clear();
@@ -266,8 +264,8 @@ class SqueezeKernel final : public ViewKernel {
     for (int64_t i = 0; i < runtime_count_; ++i) {
       int64_t a = 0;
       if (!NormalizeAxis(LoadIndex(data, runtime_dtype_, i), rank, &a) || drop[a] || in_shape_[a] != 1)
-        return RuntimeError("runtime 'axes' value " + std::to_string(LoadIndex(data, runtime_dtype_, i)) +
-                            " is invalid for input shape " + ShapeText(in_shape_));
+        return Status::InvalidArgument("runtime 'axes' value " + std::to_string(LoadIndex(data, runtime_dtype_, i)) +
+                                       " is invalid for input shape " + ShapeToString(in_shape_));
       drop[a] = true;
     }
     size_t k = 0;
@@ -275,11 +273,12 @@ class SqueezeKernel final : public ViewKernel {
       const bool squeeze = runtime_count_ > 0 ? drop[i] : in_shape_[i] == 1;
       if (squeeze) continue;
       if (k >= out_shape_.size() || out_shape_[k] != in_shape_[i])
-        return RuntimeError("runtime 'axes' contradict the planned output shape " + ShapeText(out_shape_));
+        return Status::InvalidArgument("runtime 'axes' contradict the planned output shape " +
+                                       ShapeToString(out_shape_));
       ++k;
     }
     if (k != out_shape_.size())
-      return RuntimeError("runtime 'axes' contradict the planned output shape " + ShapeText(out_shape_));
+      return Status::InvalidArgument("runtime 'axes' contradict the planned output shape " + ShapeToString(out_shape_));
     return Status::Ok();
   }
 };
@@ -330,15 +329,16 @@ class UnsqueezeKernel final : public ViewKernel {
     for (int64_t i = 0; i < runtime_count_; ++i) {
       int64_t a = 0;
       if (!NormalizeAxis(LoadIndex(data, runtime_dtype_, i), out_rank, &a) || ones[a] || out_shape_[a] != 1)
-        return RuntimeError("runtime 'axes' value " + std::to_string(LoadIndex(data, runtime_dtype_, i)) +
-                            " contradicts the planned output shape " + ShapeText(out_shape_));
+        return Status::InvalidArgument("runtime 'axes' value " + std::to_string(LoadIndex(data, runtime_dtype_, i)) +
+                                       " contradicts the planned output shape " + ShapeToString(out_shape_));
       ones[a] = true;
     }
     size_t k = 0;
     for (int64_t i = 0; i < out_rank; ++i) {
       if (ones[i]) continue;
       if (k >= in_shape_.size() || in_shape_[k] != out_shape_[i])
-        return RuntimeError("runtime 'axes' contradict the planned output shape " + ShapeText(out_shape_));
+        return Status::InvalidArgument("runtime 'axes' contradict the planned output shape " +
+                                       ShapeToString(out_shape_));
       ++k;
     }
     return Status::Ok();

@@ -5,7 +5,6 @@
 // data errors reported as OutOfRange.
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -17,11 +16,11 @@ class ReverseSequenceKernel final : public Kernel {
   Status Prepare(const KernelSetup& s) override {
     RETURN_IF_ERROR(CheckNode(s, 2, 2, 1, 1));
     const TensorInfo& x = s.inputs[0];
-    if (x.rank() < 2) return s.Invalid("input has shape " + ShapeText(x.shape) + ", expected rank >= 2");
+    if (x.rank() < 2) return s.Invalid("input has shape " + ShapeToString(x.shape) + ", expected rank >= 2");
     RETURN_IF_ERROR(CheckIndexDType(s, 1, "sequence_lens"));
     int64_t time_axis = 0, batch_axis = 1;
-    RETURN_IF_ERROR(IntAttr(s, "time_axis", 0, &time_axis));
-    RETURN_IF_ERROR(IntAttr(s, "batch_axis", 1, &batch_axis));
+    RETURN_IF_ERROR(ReadIntAttr(s, "time_axis", 0, &time_axis));
+    RETURN_IF_ERROR(ReadIntAttr(s, "batch_axis", 1, &batch_axis));
     if (!((time_axis == 0 && batch_axis == 1) || (time_axis == 1 && batch_axis == 0)))
       return s.Invalid("time_axis=" + std::to_string(time_axis) + " and batch_axis=" + std::to_string(batch_axis) +
                        " must be 0 and 1 in some order");
@@ -29,12 +28,11 @@ class ReverseSequenceKernel final : public Kernel {
     max_time_ = x.shape[static_cast<size_t>(time_axis)];
     batch_ = x.shape[static_cast<size_t>(batch_axis)];
     if (s.inputs[1].shape != Shape{batch_})
-      return s.Invalid("input 'sequence_lens' has shape " + ShapeText(s.inputs[1].shape) + ", expected [" +
-                       std::to_string(batch_) + "]");
+      return s.Invalid("input 'sequence_lens' has shape " + ShapeToString(s.inputs[1].shape) + ", expected " +
+                       std::to_string(batch_));
     RETURN_IF_ERROR(CheckOutput(s, 0, x.dtype, x.shape));
     block_ = static_cast<size_t>(DimProduct(x.shape, 2, x.shape.size())) * DTypeSize(x.dtype);
     lens_dtype_ = s.inputs[1].dtype;
-    node_ = s.node_name + " (" + s.op + ")";
     return Status::Ok();
   }
   Status InferOutputShapes(const KernelSetup& s, std::vector<Shape>* shapes) const override {
@@ -46,7 +44,7 @@ class ReverseSequenceKernel final : public Kernel {
     for (int64_t b = 0; b < batch_; ++b) {
       const int64_t len = LoadIndex(args.inputs[1], lens_dtype_, b);
       if (len < 0 || len > max_time_)
-        return Status::OutOfRange(node_ + ": sequence_lens[" + std::to_string(b) + "] = " + std::to_string(len) +
+        return Status::OutOfRange("sequence_lens[" + std::to_string(b) + "] = " + std::to_string(len) +
                                   " out of range [0, " + std::to_string(max_time_) + "]");
     }
     const char* src = static_cast<const char*>(args.inputs[0]);
@@ -72,7 +70,6 @@ class ReverseSequenceKernel final : public Kernel {
   int64_t max_time_ = 0, batch_ = 0;
   size_t block_ = 0;
   DType lens_dtype_ = DType::kInt64;
-  std::string node_;
 };
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -19,7 +18,7 @@ enum class Reduction { kNone, kAdd, kMul, kMax, kMin };
 
 Status ParseReduction(const KernelSetup& s, Reduction* r) {
   std::string name;
-  RETURN_IF_ERROR(StringAttr(s, "reduction", "none", &name));
+  RETURN_IF_ERROR(ReadStringAttr(s, "reduction", "none", &name));
   if (name == "none") {
     *r = Reduction::kNone;
   } else if (name == "add") {
@@ -104,13 +103,13 @@ class ScatterElementsKernel final : public Kernel {
       return s.Invalid("input 'indices' has rank " + std::to_string(idx.rank()) + ", 'data' has rank " +
                        std::to_string(data.rank()));
     if (upd.shape != idx.shape || upd.dtype != data.dtype)
-      return s.Invalid("input 'updates' is " + std::string(DTypeName(upd.dtype)) + " " + ShapeText(upd.shape) +
-                       ", expected " + DTypeName(data.dtype) + " " + ShapeText(idx.shape));
-    RETURN_IF_ERROR(AxisAttr(s, "axis", 0, data.rank(), &axis_));
+      return s.Invalid("input 'updates' is " + std::string(DTypeName(upd.dtype)) + " " + ShapeToString(upd.shape) +
+                       ", expected " + DTypeName(data.dtype) + " " + ShapeToString(idx.shape));
+    RETURN_IF_ERROR(ReadAxisAttr(s, "axis", 0, data.rank(), &axis_));
     for (int d = 0; d < data.rank(); ++d) {
       if (d != axis_ && idx.shape[static_cast<size_t>(d)] > data.shape[static_cast<size_t>(d)])
-        return s.Invalid("input 'indices' shape " + ShapeText(idx.shape) + " exceeds 'data' shape " +
-                         ShapeText(data.shape) + " on axis " + std::to_string(d));
+        return s.Invalid("input 'indices' shape " + ShapeToString(idx.shape) + " exceeds 'data' shape " +
+                         ShapeToString(data.shape) + " on axis " + std::to_string(d));
     }
     RETURN_IF_ERROR(ParseReduction(s, &reduction_));
     RETURN_IF_ERROR(CheckOutput(s, 0, data.dtype, data.shape));
@@ -121,7 +120,6 @@ class ScatterElementsKernel final : public Kernel {
     idx_dtype_ = idx.dtype;
     dtype_ = data.dtype;
     bytes_ = data.num_bytes();
-    node_ = s.node_name + " (" + s.op + ")";
     return Status::Ok();
   }
   Status InferOutputShapes(const KernelSetup& s, std::vector<Shape>* shapes) const override {
@@ -130,7 +128,7 @@ class ScatterElementsKernel final : public Kernel {
     return Status::Ok();
   }
   Status Run(const KernelArgs& args) const override {
-    if (n_idx_ > 0) RETURN_IF_ERROR(FirstBadIndex(node_, args.inputs[1], idx_dtype_, n_idx_, dim_));
+    if (n_idx_ > 0) RETURN_IF_ERROR(FirstBadIndex(args.inputs[1], idx_dtype_, n_idx_, dim_));
     CopyBytes(args.pool, args.outputs[0], args.inputs[0], bytes_);
     if (n_idx_ == 0) return Status::Ok();
     DispatchElement(dtype_, reduction_, [&](auto tag) {
@@ -179,7 +177,6 @@ class ScatterElementsKernel final : public Kernel {
   DType idx_dtype_ = DType::kInt64;
   DType dtype_ = DType::kFloat32;
   size_t bytes_ = 0;
-  std::string node_;
 };
 
 class ScatterNDKernel final : public Kernel {
@@ -191,8 +188,8 @@ class ScatterNDKernel final : public Kernel {
     const TensorInfo& idx = s.inputs[1];
     const TensorInfo& upd = s.inputs[2];
     if (data.rank() == 0 || idx.rank() == 0)
-      return s.Invalid("'data' and 'indices' need rank >= 1, got " + ShapeText(data.shape) + " and " +
-                       ShapeText(idx.shape));
+      return s.Invalid("'data' and 'indices' need rank >= 1, got " + ShapeToString(data.shape) + " and " +
+                       ShapeToString(idx.shape));
     k_ = idx.shape.back();
     if (k_ < 1 || k_ > data.rank())
       return s.Invalid("last dim of 'indices' is " + std::to_string(k_) + ", expected 1 to " +
@@ -200,8 +197,8 @@ class ScatterNDKernel final : public Kernel {
     Shape want(idx.shape.begin(), idx.shape.end() - 1);
     want.insert(want.end(), data.shape.begin() + k_, data.shape.end());
     if (upd.shape != want || upd.dtype != data.dtype)
-      return s.Invalid("input 'updates' is " + std::string(DTypeName(upd.dtype)) + " " + ShapeText(upd.shape) +
-                       ", expected " + DTypeName(data.dtype) + " " + ShapeText(want));
+      return s.Invalid("input 'updates' is " + std::string(DTypeName(upd.dtype)) + " " + ShapeToString(upd.shape) +
+                       ", expected " + DTypeName(data.dtype) + " " + ShapeToString(want));
     RETURN_IF_ERROR(ParseReduction(s, &reduction_));
     RETURN_IF_ERROR(CheckOutput(s, 0, data.dtype, data.shape));
     const Shape strides = StridesOf(data.shape);
@@ -212,7 +209,6 @@ class ScatterNDKernel final : public Kernel {
     idx_dtype_ = idx.dtype;
     dtype_ = data.dtype;
     bytes_ = data.num_bytes();
-    node_ = s.node_name + " (" + s.op + ")";
     return Status::Ok();
   }
   Status InferOutputShapes(const KernelSetup& s, std::vector<Shape>* shapes) const override {
@@ -227,8 +223,8 @@ class ScatterNDKernel final : public Kernel {
         const int64_t v = LoadIndex(indices, idx_dtype_, t * k_ + j);
         const int64_t dim = dims_[static_cast<size_t>(j)];
         if (v < -dim || v >= dim)
-          return Status::OutOfRange(node_ + ": index " + std::to_string(v) + " at position " + std::to_string(j) +
-                                    " of tuple " + std::to_string(t) + " out of range [" + std::to_string(-dim) + ", " +
+          return Status::OutOfRange("index " + std::to_string(v) + " at position " + std::to_string(j) + " of tuple " +
+                                    std::to_string(t) + " out of range [" + std::to_string(-dim) + ", " +
                                     std::to_string(dim) + ")");
       }
     }
@@ -258,7 +254,6 @@ class ScatterNDKernel final : public Kernel {
   DType idx_dtype_ = DType::kInt64;
   DType dtype_ = DType::kFloat32;
   size_t bytes_ = 0;
-  std::string node_;
 };
 
 }  // namespace

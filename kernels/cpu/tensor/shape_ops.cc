@@ -3,7 +3,6 @@
 // the input data is never read.
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -34,8 +33,8 @@ class ShapeKernel final : public Kernel {
     const int64_t rank = static_cast<int64_t>(in.size());
     int64_t start = 0;
     int64_t end = rank;
-    RETURN_IF_ERROR(IntAttr(s, "start", 0, &start));
-    RETURN_IF_ERROR(IntAttr(s, "end", rank, &end));
+    RETURN_IF_ERROR(ReadIntAttr(s, "start", 0, &start));
+    RETURN_IF_ERROR(ReadIntAttr(s, "end", rank, &end));
     auto clamp = [rank](int64_t v) {
       if (v < 0) v += rank;
       return v < 0 ? 0 : (v > rank ? rank : v);

@@ -8,7 +8,6 @@
 #include <cstring>
 
 #include "kernels/cpu/tensor/strided_copy.h"
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -85,10 +84,9 @@ class SliceKernel final : public Kernel {
     if (runtime_) {
       if (s.outputs[0].dtype != s.inputs[0].dtype || s.outputs[0].rank() != s.inputs[0].rank())
         return s.Invalid("output 0 has dtype " + std::string(DTypeName(s.outputs[0].dtype)) + " and shape " +
-                         ShapeText(s.outputs[0].shape) + ", expected " + DTypeName(s.inputs[0].dtype) + " of rank " +
-                         std::to_string(s.inputs[0].rank()));
+                         ShapeToString(s.outputs[0].shape) + ", expected " + DTypeName(s.inputs[0].dtype) +
+                         " of rank " + std::to_string(s.inputs[0].rank()));
       out_shape_ = s.outputs[0].shape;
-      node_ = s.node_name + " (" + s.op + ")";
       return Status::Ok();
     }
     Window w;
@@ -123,12 +121,11 @@ class SliceKernel final : public Kernel {
     Window w;
     const char* error = ComputeWindow(in_shape_, lists[0], lists[1], present_[2] ? &lists[2] : nullptr,
                                       present_[3] ? &lists[3] : nullptr, &w);
-    if (error) return Status::InvalidArgument(node_ + ": runtime slice inputs invalid: " + error);
+    if (error) return Status::InvalidArgument(std::string("runtime slice inputs invalid: ") + error);
     for (size_t d = 0; d < out_shape_.size(); ++d) {
       if (w.count[d] != out_shape_[d])
-        return Status::InvalidArgument(node_ + ": runtime slice selects " + std::to_string(w.count[d]) +
-                                       " entries on axis " + std::to_string(d) + ", the plan expects " +
-                                       std::to_string(out_shape_[d]));
+        return Status::InvalidArgument("runtime slice selects " + std::to_string(w.count[d]) + " entries on axis " +
+                                       std::to_string(d) + ", the plan expects " + std::to_string(out_shape_[d]));
     }
     StridedCopy plan;
     int64_t offset = 0;
@@ -146,7 +143,7 @@ class SliceKernel final : public Kernel {
       const char* names[3] = {"starts", "ends", "axes"};
       for (int i = 0; i < 3; ++i) {
         bool given = false;
-        RETURN_IF_ERROR(IntsAttr(s, names[i], &attr_storage_[i], &given));
+        RETURN_IF_ERROR(ReadIntsAttr(s, names[i], &attr_storage_[i], &given));
         if (!given && i < 2) return s.Invalid(std::string("attribute '") + names[i] + "' is required");
         present_[i] = given;
         lists_[i] = IntList{attr_storage_[i].data(), DType::kInt64, static_cast<int64_t>(attr_storage_[i].size())};
@@ -162,7 +159,8 @@ class SliceKernel final : public Kernel {
       const TensorInfo& t = s.inputs[i + 1];
       RETURN_IF_ERROR(CheckIndexDType(s, i + 1, names[i]));
       if (t.rank() != 1)
-        return s.Invalid(std::string("input '") + names[i] + "' has shape " + ShapeText(t.shape) + ", expected 1-D");
+        return s.Invalid(std::string("input '") + names[i] + "' has shape " + ShapeToString(t.shape) +
+                         ", expected 1-D");
       lists_[i] = IntList{t.const_data, t.dtype, t.num_elements()};
       if (!t.const_data) runtime_ = true;
     }
@@ -202,7 +200,6 @@ class SliceKernel final : public Kernel {
   size_t elem_size_ = 0;
   StridedCopy plan_;
   int64_t src_offset_ = 0;  // bytes
-  std::string node_;
 };
 
 }  // namespace

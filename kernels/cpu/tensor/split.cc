@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "kernels/cpu/tensor/strided_copy.h"
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -27,7 +26,6 @@ class SplitKernel final : public Kernel {
         sizes.push_back(o.rank() == static_cast<int>(in.size()) ? o.shape[static_cast<size_t>(axis_)] : -1);
       runtime_split_ = true;
       split_dtype_ = s.inputs[1].dtype;
-      node_ = s.node_name + " (" + s.op + ")";
     }
     const size_t es = DTypeSize(s.inputs[0].dtype);
     const int64_t outer = DimProduct(in, 0, static_cast<size_t>(axis_));
@@ -75,7 +73,7 @@ class SplitKernel final : public Kernel {
       for (size_t i = 0; i < sizes_.size(); ++i) {
         const int64_t v = LoadIndex(args.inputs[1], split_dtype_, static_cast<int64_t>(i));
         if (v != sizes_[i])
-          return Status::InvalidArgument(node_ + ": runtime 'split' value " + std::to_string(v) + " for output " +
+          return Status::InvalidArgument("runtime 'split' value " + std::to_string(v) + " for output " +
                                          std::to_string(i) + " contradicts the planned size " +
                                          std::to_string(sizes_[i]));
       }
@@ -91,7 +89,7 @@ class SplitKernel final : public Kernel {
     RETURN_IF_ERROR(CheckNode(s, 1, split_input ? 2 : 1, 1, SIZE_MAX));
     const TensorInfo& x = s.inputs[0];
     if (x.rank() == 0) return s.Invalid("input is a scalar; Split needs rank >= 1");
-    RETURN_IF_ERROR(AxisAttr(s, "axis", 0, x.rank(), axis));
+    RETURN_IF_ERROR(ReadAxisAttr(s, "axis", 0, x.rank(), axis));
     const int64_t dim = x.shape[static_cast<size_t>(*axis)];
     const int64_t n = static_cast<int64_t>(s.outputs.size());
     *known = true;
@@ -99,32 +97,32 @@ class SplitKernel final : public Kernel {
     if (s.HasInput(1)) {
       RETURN_IF_ERROR(CheckIndexDType(s, 1, "split"));
       if (s.inputs[1].rank() != 1 || s.inputs[1].num_elements() != n)
-        return s.Invalid("input 'split' has shape " + ShapeText(s.inputs[1].shape) + ", expected [" +
-                         std::to_string(n) + "] (one size per output)");
+        return s.Invalid("input 'split' has shape " + ShapeToString(s.inputs[1].shape) + ", expected " +
+                         std::to_string(n) + " (one size per output)");
       given = true;
       *known = s.inputs[1].const_data != nullptr;
       if (!*known) return Status::Ok();
       RETURN_IF_ERROR(ConstInts(s, 1, sizes));
     } else if (s.opset < 13) {
-      RETURN_IF_ERROR(IntsAttr(s, "split", sizes, &given));
+      RETURN_IF_ERROR(ReadIntsAttr(s, "split", sizes, &given));
     }
     if (given) {
       if (static_cast<int64_t>(sizes->size()) != n)
-        return s.Invalid("'split' " + ShapeText(*sizes) + " has " + std::to_string(sizes->size()) + " values for " +
+        return s.Invalid("'split' " + IntsToString(*sizes) + " has " + std::to_string(sizes->size()) + " values for " +
                          std::to_string(n) + " outputs");
       int64_t total = 0;
       for (int64_t v : *sizes) {
-        if (v < 0) return s.Invalid("'split' " + ShapeText(*sizes) + " has a negative size");
+        if (v < 0) return s.Invalid("'split' " + IntsToString(*sizes) + " has a negative size");
         total += v;
       }
       if (total != dim)
-        return s.Invalid("'split' " + ShapeText(*sizes) + " sums to " + std::to_string(total) + ", axis " +
+        return s.Invalid("'split' " + IntsToString(*sizes) + " sums to " + std::to_string(total) + ", axis " +
                          std::to_string(*axis) + " has " + std::to_string(dim));
       return Status::Ok();
     }
     int64_t num_outputs = n;
     if (s.opset >= 18 && s.attrs.Has("num_outputs")) {
-      RETURN_IF_ERROR(IntAttr(s, "num_outputs", n, &num_outputs));
+      RETURN_IF_ERROR(ReadIntAttr(s, "num_outputs", n, &num_outputs));
       if (num_outputs != n)
         return s.Invalid("attribute 'num_outputs' = " + std::to_string(num_outputs) + " but the node has " +
                          std::to_string(n) + " outputs");
@@ -148,7 +146,6 @@ class SplitKernel final : public Kernel {
   std::vector<int64_t> src_offsets_;  // bytes
   bool runtime_split_ = false;
   DType split_dtype_ = DType::kInt64;
-  std::string node_;
 };
 
 }  // namespace

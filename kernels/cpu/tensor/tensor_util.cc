@@ -8,58 +8,6 @@
 
 namespace loom {
 namespace tensor {
-namespace {
-
-constexpr int64_t kMaxElements = int64_t{1} << 56;  // keeps byte sizes far from overflow
-
-Status CheckTensor(const KernelSetup& s, const TensorInfo& t, const std::string& what) {
-  if (t.rank() > kMaxRank)
-    return s.Unsupported(what + " of rank " + std::to_string(t.rank()) + " (at most " + std::to_string(kMaxRank) + ")");
-  for (int64_t d : t.shape)
-    if (d < 0) return s.Invalid(what + " has a negative dim in shape " + ShapeText(t.shape));
-  const int64_t n = NumElements(t.shape);
-  if (n < 0 || n > kMaxElements) return s.Invalid(what + " is too large: shape " + ShapeText(t.shape));
-  if (DTypeSize(t.dtype) == 0) return s.Unsupported(what + std::string(" dtype ") + DTypeName(t.dtype));
-  return Status::Ok();
-}
-
-}  // namespace
-
-Status CheckNode(const KernelSetup& s, size_t min_inputs, size_t max_inputs, size_t min_outputs, size_t max_outputs) {
-  if (s.inputs.size() < min_inputs || s.inputs.size() > max_inputs)
-    return s.Invalid("has " + std::to_string(s.inputs.size()) + " inputs, expected " +
-                     (min_inputs == max_inputs ? std::to_string(min_inputs)
-                                               : std::to_string(min_inputs) + " to " + std::to_string(max_inputs)));
-  if (s.outputs.size() < min_outputs || s.outputs.size() > max_outputs)
-    return s.Invalid("has " + std::to_string(s.outputs.size()) + " outputs, expected " +
-                     (min_outputs == max_outputs ? std::to_string(min_outputs)
-                                                 : std::to_string(min_outputs) + " to " + std::to_string(max_outputs)));
-  for (size_t i = 0; i < s.inputs.size(); ++i) {
-    if (!s.inputs[i].present) {
-      if (i < min_inputs) return s.Invalid("input " + std::to_string(i) + " is required but absent");
-      continue;
-    }
-    RETURN_IF_ERROR(CheckTensor(s, s.inputs[i], "input " + std::to_string(i)));
-  }
-  for (size_t i = 0; i < s.outputs.size(); ++i) {
-    if (!s.outputs[i].present) continue;
-    RETURN_IF_ERROR(CheckTensor(s, s.outputs[i], "output " + std::to_string(i)));
-  }
-  return Status::Ok();
-}
-
-Status CheckOutput(const KernelSetup& s, size_t i, DType dtype, const Shape& shape) {
-  if (i >= s.outputs.size() || !s.outputs[i].present)
-    return s.Invalid("output " + std::to_string(i) + " is required but absent");
-  const TensorInfo& t = s.outputs[i];
-  if (t.dtype != dtype)
-    return s.Invalid("output " + std::to_string(i) + " has dtype " + DTypeName(t.dtype) + ", expected " +
-                     DTypeName(dtype));
-  if (t.shape != shape)
-    return s.Invalid("output " + std::to_string(i) + " has shape " + ShapeText(t.shape) + ", expected " +
-                     ShapeText(shape));
-  return Status::Ok();
-}
 
 Status CheckInputDType(const KernelSetup& s, size_t i, DType want, const char* name) {
   if (s.inputs[i].dtype != want)
@@ -78,84 +26,7 @@ Status CheckIndexDType(const KernelSetup& s, size_t i, const char* name) {
 Status CheckScalarLike(const KernelSetup& s, size_t i, const char* name) {
   const TensorInfo& t = s.inputs[i];
   if (t.rank() > 1 || t.num_elements() != 1)
-    return s.Invalid(std::string("input '") + name + "' has shape " + ShapeText(t.shape) + ", expected a scalar");
-  return Status::Ok();
-}
-
-bool NormalizeAxis(int64_t axis, int64_t rank, int64_t* out) {
-  if (axis < -rank || axis >= rank) return false;
-  *out = axis < 0 ? axis + rank : axis;
-  return true;
-}
-
-namespace {
-
-Status WrongKind(const KernelSetup& s, const Attribute& a, Attribute::Kind want) {
-  return s.Invalid("attribute '" + a.name + "' is " + AttributeKindName(a.kind) + ", expected " +
-                   AttributeKindName(want));
-}
-
-}  // namespace
-
-Status IntAttr(const KernelSetup& s, const char* name, int64_t def, int64_t* out) {
-  const Attribute* a = s.attrs.Find(name);
-  if (!a) {
-    *out = def;
-    return Status::Ok();
-  }
-  if (a->kind != Attribute::Kind::kInt) return WrongKind(s, *a, Attribute::Kind::kInt);
-  *out = a->i;
-  return Status::Ok();
-}
-
-Status FloatAttr(const KernelSetup& s, const char* name, float def, float* out) {
-  const Attribute* a = s.attrs.Find(name);
-  if (!a) {
-    *out = def;
-    return Status::Ok();
-  }
-  if (a->kind == Attribute::Kind::kInt) {  // tolerate an integer literal
-    *out = static_cast<float>(a->i);
-    return Status::Ok();
-  }
-  if (a->kind != Attribute::Kind::kFloat) return WrongKind(s, *a, Attribute::Kind::kFloat);
-  *out = a->f;
-  return Status::Ok();
-}
-
-Status StringAttr(const KernelSetup& s, const char* name, const std::string& def, std::string* out) {
-  const Attribute* a = s.attrs.Find(name);
-  if (!a) {
-    *out = def;
-    return Status::Ok();
-  }
-  if (a->kind != Attribute::Kind::kString) return WrongKind(s, *a, Attribute::Kind::kString);
-  *out = a->s;
-  return Status::Ok();
-}
-
-Status IntsAttr(const KernelSetup& s, const char* name, std::vector<int64_t>* out, bool* present) {
-  const Attribute* a = s.attrs.Find(name);
-  out->clear();
-  *present = a != nullptr;
-  if (!a) return Status::Ok();
-  if (a->kind == Attribute::Kind::kInt) {  // a single int where a list is expected
-    out->push_back(a->i);
-    return Status::Ok();
-  }
-  if (a->kind != Attribute::Kind::kInts) return WrongKind(s, *a, Attribute::Kind::kInts);
-  *out = a->ints;
-  return Status::Ok();
-}
-
-Status AxisAttr(const KernelSetup& s, const char* name, int64_t def, int64_t rank, int* axis) {
-  int64_t v = 0;
-  RETURN_IF_ERROR(IntAttr(s, name, def, &v));
-  int64_t n = 0;
-  if (!NormalizeAxis(v, rank, &n))
-    return s.Invalid(std::string("attribute '") + name + "' = " + std::to_string(v) + " out of range [" +
-                     std::to_string(-rank) + ", " + std::to_string(rank) + ")");
-  *axis = static_cast<int>(n);
+    return s.Invalid(std::string("input '") + name + "' has shape " + ShapeToString(t.shape) + ", expected a scalar");
   return Status::Ok();
 }
 
@@ -170,12 +41,12 @@ Status ConstInts(const KernelSetup& s, size_t i, std::vector<int64_t>* out) {
   return Status::Ok();
 }
 
-Status FirstBadIndex(const std::string& node, const void* indices, DType dtype, int64_t n, int64_t dim) {
+Status FirstBadIndex(const void* indices, DType dtype, int64_t n, int64_t dim) {
   for (int64_t i = 0; i < n; ++i) {
     const int64_t v = LoadIndex(indices, dtype, i);
     if (v < -dim || v >= dim)
-      return Status::OutOfRange(node + ": index " + std::to_string(v) + " out of range [" + std::to_string(-dim) +
-                                ", " + std::to_string(dim) + ")");
+      return Status::OutOfRange("index " + std::to_string(v) + " out of range [" + std::to_string(-dim) + ", " +
+                                std::to_string(dim) + ")");
   }
   return Status::Ok();
 }
@@ -356,15 +227,6 @@ void FillElements(ThreadPool* pool, void* dst, const void* value, size_t elem_si
     default:
       for (int64_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(dst) + i * elem_size, value, elem_size);
   }
-}
-
-std::string ShapeText(const Shape& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
 }
 
 }  // namespace tensor

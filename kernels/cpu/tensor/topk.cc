@@ -9,7 +9,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -44,13 +43,13 @@ class TopKKernel final : public Kernel {
     if (k < 0) {  // runtime K: take it from the planned output
       const TensorInfo& o = s.outputs[0];
       if (o.rank() != x.rank())
-        return s.Invalid("output 0 has shape " + ShapeText(o.shape) + ", expected rank " + std::to_string(x.rank()));
+        return s.Invalid("output 0 has shape " + ShapeToString(o.shape) + ", expected rank " +
+                         std::to_string(x.rank()));
       k = o.shape[static_cast<size_t>(axis_)];
       if (k > n_)
         return s.Invalid("output 0 has " + std::to_string(k) + " entries on axis, input has " + std::to_string(n_));
       k_runtime_ = true;
       k_dtype_ = s.inputs[1].dtype;
-      node_ = s.node_name + " (" + s.op + ")";
     }
     k_ = k;
     Shape out = x.shape;
@@ -58,7 +57,7 @@ class TopKKernel final : public Kernel {
     RETURN_IF_ERROR(CheckOutput(s, 0, x.dtype, out));
     RETURN_IF_ERROR(CheckOutput(s, 1, DType::kInt64, out));
     int64_t largest = 1;
-    RETURN_IF_ERROR(IntAttr(s, "largest", 1, &largest));
+    RETURN_IF_ERROR(ReadIntAttr(s, "largest", 1, &largest));
     largest_ = largest != 0;
     outer_ = DimProduct(x.shape, 0, static_cast<size_t>(axis_));
     inner_ = DimProduct(x.shape, static_cast<size_t>(axis_) + 1, x.shape.size());
@@ -82,7 +81,7 @@ class TopKKernel final : public Kernel {
     if (k_runtime_) {
       const int64_t k = LoadIndex(args.inputs[1], k_dtype_, 0);
       if (k != k_)
-        return Status::InvalidArgument(node_ + ": runtime K = " + std::to_string(k) + " contradicts the planned " +
+        return Status::InvalidArgument("runtime K = " + std::to_string(k) + " contradicts the planned " +
                                        std::to_string(k_));
     }
     if (k_ == 0 || outer_ * inner_ == 0) return Status::Ok();
@@ -136,16 +135,16 @@ class TopKKernel final : public Kernel {
     const TensorInfo& x = s.inputs[0];
     if (!IsNumericDType(x.dtype)) return s.Unsupported(std::string("dtype ") + DTypeName(x.dtype));
     if (x.rank() == 0) return s.Invalid("input is a scalar; TopK needs rank >= 1");
-    RETURN_IF_ERROR(AxisAttr(s, "axis", -1, x.rank(), axis));
+    RETURN_IF_ERROR(ReadAxisAttr(s, "axis", -1, x.rank(), axis));
     const int64_t n = x.shape[static_cast<size_t>(*axis)];
     *k = -1;
     if (attr_form) {
       if (!s.attrs.Has("k")) return s.Invalid("attribute 'k' is required before opset 10");
-      RETURN_IF_ERROR(IntAttr(s, "k", 0, k));
+      RETURN_IF_ERROR(ReadIntAttr(s, "k", 0, k));
     } else {
       RETURN_IF_ERROR(CheckIndexDType(s, 1, "K"));
       if (s.inputs[1].num_elements() != 1 || s.inputs[1].rank() > 1)
-        return s.Invalid("input 'K' has shape " + ShapeText(s.inputs[1].shape) + ", expected [1]");
+        return s.Invalid("input 'K' has shape " + ShapeToString(s.inputs[1].shape) + ", expected 1");
       if (!s.inputs[1].const_data) return Status::Ok();
       *k = LoadIndex(s.inputs[1].const_data, s.inputs[1].dtype, 0);
     }
@@ -160,7 +159,6 @@ class TopKKernel final : public Kernel {
   DType k_dtype_ = DType::kInt64;
   bool largest_ = true;
   DType dtype_ = DType::kFloat32;
-  std::string node_;
 };
 
 }  // namespace

@@ -2,7 +2,6 @@
 // a StridedCopy plan built once in Prepare: a permutation that keeps the last
 // dim becomes row memcpys, a real transpose is copied in cache-sized tiles.
 #include "kernels/cpu/tensor/strided_copy.h"
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -38,18 +37,18 @@ class TransposeKernel final : public Kernel {
     const Shape& in = s.inputs[0].shape;
     const int64_t rank = static_cast<int64_t>(in.size());
     bool given = false;
-    RETURN_IF_ERROR(IntsAttr(s, "perm", perm, &given));
+    RETURN_IF_ERROR(ReadIntsAttr(s, "perm", perm, &given));
     if (!given) {
       for (int64_t i = rank - 1; i >= 0; --i) perm->push_back(i);
     }
     if (static_cast<int64_t>(perm->size()) != rank)
-      return s.Invalid("attribute 'perm' " + ShapeText(*perm) + " has " + std::to_string(perm->size()) +
+      return s.Invalid("attribute 'perm' " + IntsToString(*perm) + " has " + std::to_string(perm->size()) +
                        " values, input has rank " + std::to_string(rank));
     std::vector<bool> seen(static_cast<size_t>(rank), false);
     out->clear();
     for (int64_t p : *perm) {
       if (p < 0 || p >= rank || seen[static_cast<size_t>(p)])
-        return s.Invalid("attribute 'perm' " + ShapeText(*perm) + " is not a permutation of [0, " +
+        return s.Invalid("attribute 'perm' " + IntsToString(*perm) + " is not a permutation of [0, " +
                          std::to_string(rank) + ")");
       seen[static_cast<size_t>(p)] = true;
       out->push_back(in[static_cast<size_t>(p)]);

@@ -4,7 +4,6 @@
 // one contiguous kept run and zero fill, so Trilu moves bytes for any dtype.
 #include <cstring>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -18,7 +17,7 @@ class TriluKernel final : public Kernel {
     const TensorInfo& x = s.inputs[0];
     RETURN_IF_ERROR(CheckOutput(s, 0, x.dtype, x.shape));
     int64_t upper = 1;
-    RETURN_IF_ERROR(IntAttr(s, "upper", 1, &upper));
+    RETURN_IF_ERROR(ReadIntAttr(s, "upper", 1, &upper));
     upper_ = upper != 0;
     rows_ = x.shape[x.shape.size() - 2];
     cols_ = x.shape.back();
@@ -78,7 +77,7 @@ class TriluKernel final : public Kernel {
   static Status Plan(const KernelSetup& s) {
     RETURN_IF_ERROR(CheckNode(s, 1, 2, 1, 1));
     if (s.inputs[0].rank() < 2)
-      return s.Invalid("input has shape " + ShapeText(s.inputs[0].shape) + ", expected rank >= 2");
+      return s.Invalid("input has shape " + ShapeToString(s.inputs[0].shape) + ", expected rank >= 2");
     if (s.HasInput(1)) {
       RETURN_IF_ERROR(CheckIndexDType(s, 1, "k"));
       RETURN_IF_ERROR(CheckScalarLike(s, 1, "k"));

@@ -14,7 +14,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/cpu/tensor/tensor_kernels.h"
 #include "kernels/cpu/tensor/tensor_util.h"
 
 namespace loom {
@@ -112,7 +111,6 @@ class UniqueKernel final : public Kernel {
   Status Prepare(const KernelSetup& s) override {
     RETURN_IF_ERROR(ReadNode(s));
     const TensorInfo& x = s.inputs[0];
-    node_ = s.node_name + " (" + s.op + ")";
     int64_t u = -1;
     if (x.const_data) {
       u = Count(x.const_data);
@@ -144,7 +142,7 @@ class UniqueKernel final : public Kernel {
     if (args.num_outputs > 3) outs.counts = static_cast<int64_t*>(args.outputs[3]);
     const int64_t u = Dispatch(args.inputs[0], static_cast<int64_t*>(args.scratch), &outs);
     if (u != unique_)
-      return Status::InvalidArgument(node_ + ": data has " + std::to_string(u) + " unique entries, the plan expects " +
+      return Status::InvalidArgument("data has " + std::to_string(u) + " unique entries, the plan expects " +
                                      std::to_string(unique_));
     return Status::Ok();
   }
@@ -157,12 +155,12 @@ class UniqueKernel final : public Kernel {
     if (!IsNumericDType(dtype_) && dtype_ != DType::kBool)
       return s.Unsupported(std::string("dtype ") + DTypeName(dtype_));
     int64_t sorted = 1;
-    RETURN_IF_ERROR(IntAttr(s, "sorted", 1, &sorted));
+    RETURN_IF_ERROR(ReadIntAttr(s, "sorted", 1, &sorted));
     sorted_ = sorted != 0;
     has_axis_ = s.attrs.Has("axis");
     if (has_axis_) {
       if (x.rank() == 0) return s.Invalid("attribute 'axis' given for a scalar input");
-      RETURN_IF_ERROR(AxisAttr(s, "axis", 0, x.rank(), &axis_));
+      RETURN_IF_ERROR(ReadAxisAttr(s, "axis", 0, x.rank(), &axis_));
       outer_ = DimProduct(x.shape, 0, static_cast<size_t>(axis_));
       m_ = x.shape[static_cast<size_t>(axis_)];
       inner_ = DimProduct(x.shape, static_cast<size_t>(axis_) + 1, x.shape.size());
@@ -205,7 +203,6 @@ class UniqueKernel final : public Kernel {
   int axis_ = 0;
   int64_t outer_ = 1, m_ = 0, inner_ = 1;
   int64_t unique_ = -1;
-  std::string node_;
 };
 
 }  // namespace

@@ -45,7 +45,6 @@ namespace {
 KernelSetup MakeSetup(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
                       const RunOptions& options) {
   KernelSetup setup;
-  setup.node_name = "test_node";
   setup.op = op;
   setup.domain = options.domain;
   setup.opset = options.opset;

@@ -23,7 +23,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NODE_DATA = "/usr/share/libonnx-testdata/data/node"
+NODE_DATA = os.path.join(os.environ.get("LOOM_ONNX_TESTDATA") or "/usr/share/libonnx-testdata/data", "node")
 NODE_CASES = ["test_relu", "test_add", "test_gather_0"]
 
 

@@ -3,6 +3,7 @@
 // (NaN matches NaN, infinities match only the same infinity), integers and
 // bools exactly; dtype and shape must be equal. bfloat16 elements may differ
 // by one bfloat16 ulp (rtol 2^-7), since rtol 1e-3 is finer than the type.
+// Used by the conformance runner and the kernel tests' ONNX cases.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +13,6 @@
 #include "tools/tensor_io/host_tensor.h"
 
 namespace loom {
-namespace conformance {
 
 struct Tolerance {
   double rtol = 1e-3;  // ONNX backend test defaults
@@ -34,5 +34,4 @@ Status CompareTensors(const HostTensor& expected, const TensorRef& actual, const
 // The closeness rule for one pair of floating-point values.
 bool FloatsClose(double actual, double expected, const Tolerance& tolerance);
 
-}  // namespace conformance
 }  // namespace loom

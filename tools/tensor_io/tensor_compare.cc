@@ -1,4 +1,4 @@
-#include "tests/conformance/tensor_compare.h"
+#include "tools/tensor_io/tensor_compare.h"
 
 #include <cmath>
 #include <cstdint>
@@ -9,7 +9,6 @@
 #include "common/float16.h"
 
 namespace loom {
-namespace conformance {
 namespace {
 
 // Element `i` of a floating-point buffer, widened to double.
@@ -127,5 +126,4 @@ Status CompareTensors(const HostTensor& expected, const TensorRef& actual, const
                                  ", expected " + want);
 }
 
-}  // namespace conformance
 }  // namespace loom
