@@ -59,14 +59,15 @@ double NodeMacs(const ir::Graph& g, const ir::Node& n) {
   if (!n.domain.empty() || n.inputs.size() < 2 || n.inputs[1] < 0) return out;
   const int w = n.inputs[1];
   const size_t w_rank = g.value(w).shape.size();
-  if (n.op == "Conv") return out * DimProduct(g, w, 1, w_rank);  // C/group * kernel taps per output
+  if (n.op == "Conv" || n.op == "ConvInteger")
+    return out * DimProduct(g, w, 1, w_rank);  // C/group * kernel taps per output
   if (n.op == "ConvTranspose") return Elements(g, n.inputs[0]) * DimProduct(g, w, 1, w_rank);
   if (n.op == "Gemm") {
     const Shape& a = g.value(n.inputs[0]).shape;
     if (a.size() != 2) return out;
     return out * static_cast<double>(n.attrs.GetInt("transA", 0) ? a[0] : a[1]);
   }
-  if (n.op == "MatMul") {
+  if (n.op == "MatMul" || n.op == "MatMulInteger") {
     const Shape& a = g.value(n.inputs[0]).shape;
     return a.empty() ? out : out * static_cast<double>(a.back());
   }

@@ -28,8 +28,9 @@ class CostModel {
   virtual double BoundaryMs(const ir::Graph& graph, int value_id, Device from, Device to) const = 0;
 };
 
-// Multiply-accumulates of a node: exact for Conv, ConvTranspose, Gemm and
-// MatMul; the number of output elements for any other op.
+// Multiply-accumulates of a node: exact for Conv, ConvInteger, ConvTranspose,
+// Gemm, MatMul and MatMulInteger; the number of output elements for any
+// other op.
 double NodeMacs(const ir::Graph& graph, const ir::Node& node);
 // Bytes a node reads and writes (inputs, constants included, and outputs).
 double NodeBytes(const ir::Graph& graph, const ir::Node& node);

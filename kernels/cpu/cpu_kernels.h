@@ -7,6 +7,8 @@
 //   nn/      Conv, ConvTranspose, MatMul, Gemm, pooling, LRN, Resize
 //   tensor/  shape and data movement: Reshape, Transpose, Concat, Slice,
 //            Gather, Pad, Expand, Tile, Range, ...
+//   quant/   quantization: QuantizeLinear, DequantizeLinear, integer and
+//            int8 kernels (requantization: kernels/common/requantize.h)
 #pragma once
 
 namespace loom {
@@ -16,5 +18,6 @@ class KernelRegistry;
 void RegisterCpuMathKernels(KernelRegistry* r);
 void RegisterCpuNnKernels(KernelRegistry* r);
 void RegisterCpuTensorKernels(KernelRegistry* r);
+void RegisterCpuQuantKernels(KernelRegistry* r);
 
 }  // namespace loom

@@ -11,6 +11,7 @@ void RegisterBuiltinKernels(KernelRegistry* r) {
   RegisterCpuMathKernels(r);
   RegisterCpuNnKernels(r);
   RegisterCpuTensorKernels(r);
+  RegisterCpuQuantKernels(r);
 }
 
 }  // namespace loom
