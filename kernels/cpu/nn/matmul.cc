@@ -1,14 +1,13 @@
-// MatMul with numpy semantics: a 1-D A is promoted to a row [1, K] and a 1-D
-// B to a column [K, 1] (the added dim is removed from the output), and the
-// batch dims broadcast. float32 runs on the GEMM core: when B has no batch of
-// its own, A's batch is folded into M so the whole op is one GEMM, and a
-// constant B is packed once in Prepare. float64 uses the double GEMM, the
+// MatMul with numpy semantics (the shapes and the list of GEMMs come from
+// kernels/common/matmul_shape.h). float32 runs on the GEMM core, with a
+// constant B packed once in Prepare. float64 uses the double GEMM, the
 // integer dtypes a plain loop. Loom's fused activation applies to floats.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "kernels/common/kernel_checks.h"
+#include "kernels/common/matmul_shape.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
 #include "kernels/cpu/nn/gemm_f32.h"
 #include "kernels/cpu/nn/gemm_naive.h"
@@ -54,65 +53,19 @@ Status MatMulKernel::Prepare(const KernelSetup& setup) {
   }
   if (b.dtype != dtype_)
     return setup.Invalid(std::string("B has dtype ") + DTypeName(b.dtype) + ", expected " + DTypeName(dtype_));
-  if (a.rank() < 1 || b.rank() < 1) return setup.Invalid("inputs must have at least 1 dim (got scalars)");
-  Shape as = a.shape, bs = b.shape;
-  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
-  if (a_vec) as.insert(as.begin(), 1);
-  if (b_vec) bs.push_back(1);
-  m_ = as[as.size() - 2];
-  k_ = as.back();
-  n_ = bs.back();
-  if (bs[bs.size() - 2] != k_)
-    return setup.Invalid("inner dims differ: A " + ShapeToString(a.shape) + ", B " + ShapeToString(b.shape));
-  // Broadcast the batch dims.
-  const size_t ab = as.size() - 2, bb = bs.size() - 2, rank = std::max(ab, bb);
-  Shape batch(rank), a_batch(rank, 1), b_batch(rank, 1);
-  for (size_t i = 0; i < ab; ++i) a_batch[rank - ab + i] = as[i];
-  for (size_t i = 0; i < bb; ++i) b_batch[rank - bb + i] = bs[i];
-  for (size_t i = 0; i < rank; ++i) {
-    if (a_batch[i] != b_batch[i] && a_batch[i] != 1 && b_batch[i] != 1)
-      return setup.Invalid("batch dims do not broadcast: A " + ShapeToString(a.shape) + ", B " +
-                           ShapeToString(b.shape));
-    batch[i] = a_batch[i] == 1 ? b_batch[i] : a_batch[i];
-  }
-  Shape out_shape = batch;
-  if (!a_vec) out_shape.push_back(m_);
-  if (!b_vec) out_shape.push_back(n_);
-  RETURN_IF_ERROR(CheckOutput(setup, 0, dtype_, out_shape));
+  MatMulShape shape;
+  RETURN_IF_ERROR(PlanMatMul(setup, a.shape, b.shape, &shape));
+  m_ = shape.m;
+  k_ = shape.k;
+  n_ = shape.n;
+  fold_ = shape.fold;
+  a_offset_ = shape.a_offset;
+  b_offset_ = shape.b_offset;
+  RETURN_IF_ERROR(CheckOutput(setup, 0, dtype_, shape.output));
   RETURN_IF_ERROR(ParseActivation(setup, &act_));
   if (!act_.none() && dtype_ != DType::kFloat32 && dtype_ != DType::kFloat64)
     return setup.Unsupported(std::string("fused activation on dtype ") + DTypeName(dtype_));
-
-  const int64_t total = NumElements(batch);
-  bool b_shared = true;
-  for (int64_t d : b_batch) b_shared = b_shared && d == 1;
-  a_offset_.clear();
-  b_offset_.clear();
-  if (b_shared) {
-    // B is one matrix; A's batches (contiguous) become rows of one GEMM.
-    fold_ = total;
-    a_offset_.push_back(0);
-    b_offset_.push_back(0);
-  } else {
-    fold_ = 1;
-    std::vector<int64_t> idx(rank, 0);
-    for (int64_t t = 0; t < total; ++t) {
-      int64_t ao = 0, bo = 0, astr = m_ * k_, bstr = k_ * n_;
-      for (size_t i = rank; i-- > 0;) {
-        if (a_batch[i] != 1) ao += idx[i] * astr;
-        if (b_batch[i] != 1) bo += idx[i] * bstr;
-        astr *= a_batch[i];
-        bstr *= b_batch[i];
-      }
-      a_offset_.push_back(ao);
-      b_offset_.push_back(bo);
-      for (size_t i = rank; i-- > 0;) {
-        if (++idx[i] < batch[i]) break;
-        idx[i] = 0;
-      }
-    }
-  }
-  if (dtype_ == DType::kFloat32 && b.const_data && b_shared && total > 0)
+  if (dtype_ == DType::kFloat32 && b.const_data && shape.b_matrices == 1 && shape.batches > 0)
     packed_b_.PackB(static_cast<const float*>(b.const_data), n_, false, k_, n_);
   return Status::Ok();
 }

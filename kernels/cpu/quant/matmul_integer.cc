@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/common/kernel_checks.h"
+#include "kernels/common/matmul_shape.h"
 #include "kernels/cpu/quant/int_dot.h"
 
 namespace loom {
@@ -81,30 +82,15 @@ Status MatMulIntegerKernel::Prepare(const KernelSetup& setup) {
   RETURN_IF_ERROR(CheckInt8Operand(setup, 1, "B"));
   a_signed_ = a.dtype == DType::kInt8;
   b_signed_ = b.dtype == DType::kInt8;
-  if (a.rank() < 1 || b.rank() < 1) return setup.Invalid("inputs must have at least 1 dim (got scalars)");
-  Shape as = a.shape, bs = b.shape;
-  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
-  if (a_vec) as.insert(as.begin(), 1);
-  if (b_vec) bs.push_back(1);
-  m_ = as[as.size() - 2];
-  k_ = as.back();
-  n_ = bs.back();
-  if (bs[bs.size() - 2] != k_)
-    return setup.Invalid("inner dims differ: A " + ShapeToString(a.shape) + ", B " + ShapeToString(b.shape));
-  const size_t ab = as.size() - 2, bb = bs.size() - 2, rank = std::max(ab, bb);
-  Shape batch(rank), a_batch(rank, 1), b_batch(rank, 1);
-  for (size_t i = 0; i < ab; ++i) a_batch[rank - ab + i] = as[i];
-  for (size_t i = 0; i < bb; ++i) b_batch[rank - bb + i] = bs[i];
-  for (size_t i = 0; i < rank; ++i) {
-    if (a_batch[i] != b_batch[i] && a_batch[i] != 1 && b_batch[i] != 1)
-      return setup.Invalid("batch dims do not broadcast: A " + ShapeToString(a.shape) + ", B " +
-                           ShapeToString(b.shape));
-    batch[i] = a_batch[i] == 1 ? b_batch[i] : a_batch[i];
-  }
-  Shape out_shape = batch;
-  if (!a_vec) out_shape.push_back(m_);
-  if (!b_vec) out_shape.push_back(n_);
-  RETURN_IF_ERROR(CheckOutput(setup, 0, DType::kInt32, out_shape));
+  MatMulShape shape;
+  RETURN_IF_ERROR(PlanMatMul(setup, a.shape, b.shape, &shape));
+  m_ = shape.m;
+  k_ = shape.k;
+  n_ = shape.n;
+  fold_ = shape.fold;
+  a_offset_ = shape.a_offset;
+  b_offset_ = shape.b_offset;
+  RETURN_IF_ERROR(CheckOutput(setup, 0, DType::kInt32, shape.output));
 
   a_zp_count_ = b_zp_count_ = 0;
   if (setup.HasInput(2)) {
@@ -116,40 +102,12 @@ Status MatMulIntegerKernel::Prepare(const KernelSetup& setup) {
     RETURN_IF_ERROR(ZeroPointCount(setup, 3, "b_zero_point", n_, false, &b_zp_count_));
   }
 
-  const int64_t total = NumElements(batch);
-  bool b_shared = true;
-  for (int64_t d : b_batch) b_shared = b_shared && d == 1;
-  a_offset_.clear();
-  b_offset_.clear();
-  if (b_shared) {
-    fold_ = total;
-    a_offset_.push_back(0);
-    b_offset_.push_back(0);
-  } else {
-    fold_ = 1;
-    std::vector<int64_t> idx(rank, 0);
-    for (int64_t t = 0; t < total; ++t) {
-      int64_t ao = 0, bo = 0, astr = m_ * k_, bstr = k_ * n_;
-      for (size_t i = rank; i-- > 0;) {
-        if (a_batch[i] != 1) ao += idx[i] * astr;
-        if (b_batch[i] != 1) bo += idx[i] * bstr;
-        astr *= a_batch[i];
-        bstr *= b_batch[i];
-      }
-      a_offset_.push_back(ao);
-      b_offset_.push_back(bo);
-      for (size_t i = rank; i-- > 0;) {
-        if (++idx[i] < batch[i]) break;
-        idx[i] = 0;
-      }
-    }
-  }
   bt_bytes_ = AlignUp(static_cast<size_t>(n_ * k_) * sizeof(int16_t));
   row_bytes_ = AlignUp(static_cast<size_t>(k_) * sizeof(int16_t));
   packed_bt_.clear();
   const bool b_zp_const = !setup.HasInput(3) || setup.inputs[3].const_data;
-  if (b.const_data && b_zp_const && total > 0) {
-    const int64_t matrices = NumElements(b_batch), size = n_ * k_;
+  if (b.const_data && b_zp_const && shape.batches > 0) {
+    const int64_t matrices = shape.b_matrices, size = n_ * k_;
     packed_bt_.resize(static_cast<size_t>(matrices * size));
     const void* b_zp = setup.HasInput(3) ? setup.inputs[3].const_data : nullptr;
     const int64_t elem = DTypeSize(b.dtype);
