@@ -55,6 +55,16 @@ Status MakeAddParams(float a_scale, int32_t a_zero_point, float b_scale, int32_t
   return Status::Ok();
 }
 
+Status MakeOutputStage(float in_scale, float weight_scale, float out_scale, int32_t out_zero_point, Range range,
+                       OutputStage* out) {
+  OutputStage s;
+  RETURN_IF_ERROR(QuantizeMultiplier(static_cast<double>(in_scale) * weight_scale / out_scale, &s.m));
+  s.zero_point = out_zero_point;
+  s.range = range;
+  *out = s;
+  return Status::Ok();
+}
+
 Status MakeRescaleParams(float in_scale, int32_t in_zero_point, float out_scale, int32_t out_zero_point, Range range,
                          RescaleParams* out) {
   RescaleParams p;

@@ -104,6 +104,15 @@ struct OutputStage {
   Range range;
 };
 
+// The output stage of one output channel of a Conv/Gemm/MatMul: the
+// accumulator's scale is in_scale · weight_scale (the int32 bias has that
+// scale too), requantized to out_scale, computed in double as
+// (double)in_scale · weight_scale / out_scale. Every int8 Conv/Gemm/MatMul
+// (CPU kernels, the accelerator's model, the RTL tests) derives its
+// per-channel stages with this function.
+Status MakeOutputStage(float in_scale, float weight_scale, float out_scale, int32_t out_zero_point, Range range,
+                       OutputStage* out);
+
 inline int32_t Requantize(int32_t acc, const OutputStage& s) {
   // zero_point + the scaled value cannot overflow: |zero_point| <= 255.
   const int64_t v = static_cast<int64_t>(s.zero_point) + MultiplyByQuantizedMultiplier(acc, s.m);

@@ -276,6 +276,21 @@ TEST(RequantizeTest, RescaleIsExactForEqualScalesAndWithinOneUnitOtherwise) {
   }
 }
 
+TEST(RequantizeTest, OutputStageScalesByInputTimesWeightOverOutput) {
+  OutputStage s;
+  ASSERT_TRUE(MakeOutputStage(0.02f, 0.005f, 0.1f, -3, Range{-128, 127}, &s).ok());
+  // acc 1000 is 1000 * 0.02 * 0.005 = 0.1 real, one output step.
+  EXPECT_EQ(Requantize(1000, s), -2);
+  EXPECT_EQ(Requantize(-150000, s), -128);  // clamped
+  Multiplier direct;
+  ASSERT_TRUE(
+      QuantizeMultiplier(static_cast<double>(0.02f) * static_cast<double>(0.005f) / static_cast<double>(0.1f), &direct)
+          .ok());
+  EXPECT_EQ(s.m.shift, direct.shift);
+  EXPECT_EQ(s.m.multiplier, direct.multiplier);
+  EXPECT_FALSE(MakeOutputStage(0.02f, 0.f, 0.1f, 0, Range{-128, 127}, &s).ok());
+}
+
 }  // namespace
 }  // namespace requant
 }  // namespace loom

@@ -7,8 +7,10 @@
 //   nn/      Conv, ConvTranspose, MatMul, Gemm, pooling, LRN, Resize
 //   tensor/  shape and data movement: Reshape, Transpose, Concat, Slice,
 //            Gather, Pad, Expand, Tile, Range, ...
-//   quant/   quantization: QuantizeLinear, DequantizeLinear, integer and
-//            int8 kernels (requantization: kernels/common/requantize.h)
+//   quant/   quantization: QuantizeLinear, DequantizeLinear, the integer and
+//            QLinear ops (requantization: kernels/common/requantize.h)
+//   int8/    ONNX ops on int8 tensors with quantization parameters, as the
+//            builder's int8 regions use them (int8/README.md)
 #pragma once
 
 namespace loom {
@@ -19,5 +21,6 @@ void RegisterCpuMathKernels(KernelRegistry* r);
 void RegisterCpuNnKernels(KernelRegistry* r);
 void RegisterCpuTensorKernels(KernelRegistry* r);
 void RegisterCpuQuantKernels(KernelRegistry* r);
+void RegisterCpuInt8Kernels(KernelRegistry* r);
 
 }  // namespace loom

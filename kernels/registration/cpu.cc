@@ -8,6 +8,7 @@
 namespace loom {
 
 void RegisterBuiltinKernels(KernelRegistry* r) {
+  RegisterCpuInt8Kernels(r);  // first: int8 kernels refuse float nodes
   RegisterCpuMathKernels(r);
   RegisterCpuNnKernels(r);
   RegisterCpuTensorKernels(r);

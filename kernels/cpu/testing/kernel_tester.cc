@@ -36,8 +36,17 @@ TensorInfo TestTensor::Info() const {
   info.present = present;
   info.dtype = dtype;
   info.shape = shape;
+  info.quant = quant;
   if (present && constant) info.const_data = bytes.data();
   return info;
+}
+
+TestTensor TestTensor::WithQuant(std::vector<float> scale, std::vector<int64_t> zero_point, int axis) const {
+  TestTensor t = *this;
+  t.quant.scale = std::move(scale);
+  t.quant.zero_point = std::move(zero_point);
+  t.quant.axis = axis;
+  return t;
 }
 
 namespace {
@@ -87,6 +96,7 @@ Status RunKernel(const std::string& op, const Attributes& attrs, const std::vect
     info.present = true;
     info.dtype = t.dtype;
     info.shape = t.shape;
+    info.quant = t.quant;
     setup.outputs.push_back(info);
     const int64_t n = NumElements(t.shape);
     t.bytes.assign(static_cast<size_t>(n < 0 ? 0 : n) * DTypeSize(t.dtype), 0xCD);  // poison

@@ -25,6 +25,7 @@ struct TestTensor {
   DType dtype = DType::kUndefined;
   Shape shape;
   std::vector<uint8_t> bytes;
+  QuantParams quant;  // for int8 tensors: exposed to Prepare as TensorInfo::quant
 
   template <typename T>
   static TestTensor Of(Shape shape, const std::vector<T>& values, bool constant = false) {
@@ -51,6 +52,9 @@ struct TestTensor {
     return v;
   }
   TensorInfo Info() const;
+  // This tensor with quantization parameters (per tensor, or per channel
+  // along `axis` when `scale` has more than one entry).
+  TestTensor WithQuant(std::vector<float> scale, std::vector<int64_t> zero_point, int axis = 0) const;
 };
 
 struct RunOptions {
