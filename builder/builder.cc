@@ -19,6 +19,7 @@
 #include "builder/place/placer.h"
 #include "builder/plan/atomic_file.h"
 #include "builder/plan/plan_writer.h"
+#include "builder/quantize/quantizer.h"
 
 #ifndef LOOM_VERSION_STRING
 #define LOOM_VERSION_STRING "0.0.0"
@@ -64,6 +65,9 @@ class Build {
     RETURN_IF_ERROR(pipeline_.CheckOptions(pipeline_options_));
     RETURN_IF_ERROR(Import(onnx_path));
     RETURN_IF_ERROR(pipeline_.Run(passes::Phase::kGraph, pipeline_options_, ctx_, graph_, &report_->passes_applied));
+    if (options_.int8.enabled)
+      RETURN_IF_ERROR(quantize::QuantizeInt8(&graph_, options_.int8, plan_writer::HashToHex(info_.file_hash), registry_,
+                                             &report_->int8, &report_->notes));
     RETURN_IF_ERROR(Place());
     RETURN_IF_ERROR(
         pipeline_.Run(passes::Phase::kPostPlacement, pipeline_options_, ctx_, graph_, &report_->passes_applied));
@@ -190,6 +194,7 @@ std::vector<std::string> DescribeBuildPhases(const BuildOptions& options) {
   lines.push_back("1. import: load, check and shape-infer the ONNX model; import it into Loom's graph IR");
   lines.push_back("2. graph passes (target-independent):");
   passes_of(passes::Phase::kGraph);
+  lines.push_back("   quantize (--int8): calibrate, pick int8 parameters, write them as QDQ and fold it into int8 nodes");
   lines.push_back("3. placement for target '" + options.target + "'" +
                   (s.ok() ? ": " + target->description() + "; cost model: " + target->cost_model().name()
                           : ": " + s.message()));

@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,19 @@
 #include "common/status.h"
 
 namespace loom {
+
+// `loom build --int8`: post-training quantization from calibration data
+// (builder/quantize/README.md).
+struct Int8Options {
+  bool enabled = false;
+  std::string calib_dir;                 // .npy samples (quantize/calibration_data.h)
+  std::string calib_method = "entropy";  // minmax | percentile | entropy
+  double calib_percentile = 99.99;
+  std::string calib_cache;  // ranges file: read if present (and for this model), else written
+  std::vector<std::string> keep_fp32;  // node names that stay float
+  std::optional<double> min_snr_db;    // keep float any layer whose int8 SNR is lower
+  bool progress = true;                // a progress bar on stderr while calibrating
+};
 
 struct BuildOptions {
   // Fixes symbolic (or overrides) input dims, like trtexec --shapes.
@@ -29,6 +44,38 @@ struct BuildOptions {
   std::vector<std::string> disabled_passes;
   // What the plan is built for (builder/place/target.h): "cpu".
   std::string target = "cpu";
+  Int8Options int8;
+};
+
+// What quantization did, per layer and per output (`--report`).
+struct Int8LayerReport {
+  std::string node;
+  std::string op;
+  std::string tensor;     // the float tensor its int8 output stands for
+  std::string precision;  // "int8" or "fp32"
+  std::string reason;     // why a layer stayed float
+  // SNR of the dequantized int8 output against float on the calibration
+  // data, in dB (NaN when not measured, +inf when equal).
+  double snr_db = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct Int8OutputReport {
+  std::string name;
+  double cosine = 0;        // mean over samples of int8 vs float cosine similarity
+  double min_cosine = 0;    // the worst sample's
+  double top1_agreement = 0;  // share of samples whose argmax agrees
+};
+
+struct Int8Report {
+  bool enabled = false;
+  std::string method;  // "entropy", "percentile 99.99", "minmax"
+  bool ranges_from_cache = false;
+  int64_t samples = 0;       // calibration samples used
+  int int8_nodes = 0;        // nodes running int8 (before fusion)
+  int tensors_calibrated = 0;
+  double calibration_seconds = 0;
+  std::vector<Int8LayerReport> layers;
+  std::vector<Int8OutputReport> outputs;  // empty without calibration data
 };
 
 // What the build did, for `loom build`'s summary and for tests.
@@ -43,6 +90,7 @@ struct BuildReport {
   std::vector<std::string> passes_applied;  // "fold_constants: 12 nodes", ...
   std::string target;                       // the target's name
   std::map<std::string, int> nodes_by_device;  // "cpu" -> 12
+  Int8Report int8;
 };
 
 // Builds a plan from an ONNX file into `plan` (the complete file bytes).

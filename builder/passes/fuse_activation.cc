@@ -66,7 +66,9 @@ class FuseActivation : public Pass {
       const int x = act.inputs[0];
       if (x < 0 || act.outputs[0] < 0 || uses.consumers[static_cast<size_t>(x)].size() != 1 || g.IsGraphOutput(x))
         continue;
-      if (!IsFloatingPoint(g.value(x).dtype)) continue;
+      // Float, or int8 whose output parameters the anchor then writes.
+      const ir::Value& xv = g.value(x);
+      if (!IsFloatingPoint(xv.dtype) && !(xv.dtype == DType::kInt8 && !xv.quant.empty())) continue;
       const int p = uses.producer[static_cast<size_t>(x)];
       if (p < 0) continue;
       ir::Node& anchor = g.node(p);

@@ -6,6 +6,7 @@
 #include "builder/passes/eliminate_dead_nodes.h"
 #include "builder/passes/eliminate_identity.h"
 #include "builder/passes/fold_constants.h"
+#include "builder/passes/fold_qdq.h"
 #include "builder/passes/fuse_activation.h"
 #include "builder/passes/fuse_conv_batchnorm.h"
 
@@ -15,6 +16,8 @@ namespace passes {
 Pipeline DefaultPipeline() {
   Pipeline p;
   p.Add(Phase::kGraph, MakeEliminateIdentity(), "drop Identity and inference-mode Dropout");
+  p.Add(Phase::kGraph, MakeFoldQdq(),
+        "fold QuantizeLinear/DequantizeLinear pairs into int8 nodes (pre-quantized models, --int8)");
   p.Add(Phase::kGraph, MakeFoldConstants(), "evaluate constant subgraphs and Shape chains with the CPU kernels");
   p.Add(Phase::kGraph, MakeEliminateDeadNodes(), "drop nodes whose outputs nothing uses");
   p.Add(Phase::kGraph, MakeFuseConvBatchNorm(), "fold BatchNormalization into the Conv before it");

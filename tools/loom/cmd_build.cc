@@ -1,5 +1,8 @@
 // `loom build MODEL.onnx [-o MODEL.plan] [--shape NAME=1x3x224x224 ...] [-O 0|1]
-//              [--target cpu] [--disable-pass NAME ...] [-v]`
+//              [--target cpu] [--disable-pass NAME ...] [-v]
+//              [--int8 --calib DIR [--calib-method minmax|percentile|entropy]
+//               [--calib-percentile P] [--calib-cache FILE] [--keep-fp32 NODE,...]
+//               [--int8-min-snr DB] [--report FILE.json]]`
 // `loom build --list-passes [--target T]`
 // Builds a plan with the builder library and prints a short summary; errors
 // are one line on stderr ("loom: error: <message>") and exit code 1.
@@ -13,6 +16,7 @@
 #include "builder/build_log.h"
 #include "builder/builder.h"
 #include "builder/place/target.h"
+#include "tools/loom/int8_report.h"
 #include "tools/loom/commands.h"
 
 namespace loom {
@@ -29,7 +33,37 @@ struct BuildArgs {
   std::string target = "cpu";
   bool list_passes = false;
   int verbose = 0;
+  Int8Options int8;
+  std::vector<std::string> keep_fp32;  // NODE[,NODE...], repeatable
+  double min_snr_db = 0;
+  bool min_snr_given = false;
+  std::string report;
 };
+
+// The int8 flags into options; they need --int8.
+Status Int8FromArgs(const BuildArgs& args, CLI::App* cmd, Int8Options* out) {
+  *out = args.int8;
+  for (const std::string& list : args.keep_fp32) {
+    size_t start = 0;
+    while (start <= list.size()) {
+      const size_t comma = list.find(',', start);
+      const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (name.empty()) return Status::InvalidArgument("--keep-fp32 '" + list + "': empty node name");
+      out->keep_fp32.push_back(name);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  if (args.min_snr_given) out->min_snr_db = args.min_snr_db;
+  if (!out->enabled) {
+    for (const char* flag : {"--calib", "--calib-method", "--calib-percentile", "--calib-cache", "--keep-fp32",
+                             "--int8-min-snr", "--report"})
+      if (cmd->count(flag) > 0) return Status::InvalidArgument(std::string(flag) + " needs --int8");
+  }
+  if (cmd->count("--calib-percentile") > 0 && out->calib_method != "percentile")
+    return Status::InvalidArgument("--calib-percentile needs --calib-method percentile");
+  return Status::Ok();
+}
 
 // "NAME=1x3x224x224" (the name may itself contain '='; the last one splits).
 Status ParseShapeArg(const std::string& arg, std::string* name, Shape* shape) {
@@ -103,7 +137,7 @@ int ListPasses(const BuildOptions& options) {
   return 0;
 }
 
-int RunBuild(const BuildArgs& args) {
+int RunBuild(const BuildArgs& args, CLI::App* cmd) {
   SetUpLogging(args.verbose);
   BuildOptions options;
   options.target = args.target;
@@ -118,6 +152,11 @@ int RunBuild(const BuildArgs& args) {
   }
   options.opt_level = args.opt_level;
   options.disabled_passes = args.disabled_passes;
+  Status int8 = Int8FromArgs(args, cmd, &options.int8);
+  if (!int8.ok()) {
+    PrintError(int8.ToString());
+    return 1;
+  }
   for (const std::string& s : args.shapes) {
     std::string name;
     Shape shape;
@@ -146,6 +185,15 @@ int RunBuild(const BuildArgs& args) {
     return 1;
   }
   PrintSummary(args, output, report);
+  if (report.int8.enabled) PrintInt8Table(report.int8, stdout);
+  if (!args.report.empty()) {
+    st = WriteInt8Report(args.report, report.int8, args.model);
+    if (!st.ok()) {
+      PrintError(st.ToString());
+      return 1;
+    }
+    std::printf("report:   %s\n", args.report.c_str());
+  }
   return 0;
 }
 
@@ -165,7 +213,19 @@ void AddBuildCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--target", args->target, "What the plan is built for: cpu (default)");
   cmd->add_flag("--list-passes", args->list_passes, "Print the build's phases and passes, then exit");
   cmd->add_flag("-v,--verbose", args->verbose, "Log the build steps (-vv: debug)");
-  cmd->callback([args, exit_code] { *exit_code = RunBuild(*args); });
+  cmd->add_flag("--int8", args->int8.enabled, "Quantize to int8 from calibration data (post-training quantization)");
+  cmd->add_option("--calib", args->int8.calib_dir,
+                  "Calibration samples: a folder of .npy files (one folder per input for several inputs)");
+  cmd->add_option("--calib-method", args->int8.calib_method, "Range estimator: minmax, percentile or entropy (default)");
+  cmd->add_option("--calib-percentile", args->int8.calib_percentile, "Percentile for --calib-method percentile (default 99.99)");
+  cmd->add_option("--calib-cache", args->int8.calib_cache,
+                  "Ranges file: read when it exists and matches the model, else written after calibrating");
+  cmd->add_option("--keep-fp32", args->keep_fp32, "Nodes that stay float: NODE[,NODE...] (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--int8-min-snr", args->min_snr_db, "Keep float any layer whose int8 output SNR is below DB")
+      ->each([args](const std::string&) { args->min_snr_given = true; });
+  cmd->add_option("--report", args->report, "Write the int8 report (per-layer SNR, output agreement) as JSON");
+  cmd->callback([args, exit_code, cmd] { *exit_code = RunBuild(*args, cmd); });
 }
 
 }  // namespace cli
