@@ -32,7 +32,7 @@ struct Int8Options {
   std::string calib_cache;  // ranges file: read if present (and for this model), else written
   std::vector<std::string> keep_fp32;  // node names that stay float
   std::optional<double> min_snr_db;    // keep float any layer whose int8 SNR is lower
-  bool progress = true;                // a progress bar on stderr while calibrating
+  bool progress = true;                // a progress bar on stdout while calibrating
 };
 
 struct BuildOptions {

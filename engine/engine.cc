@@ -21,6 +21,12 @@ TensorDesc MakeDesc(const plan::Tensor& t) {
   d.size_bytes = static_cast<size_t>(t.size_bytes());
   d.layout = static_cast<Layout>(t.layout());
   d.memory_space = static_cast<MemorySpace>(t.memory_space());
+  d.constant = t.storage() == plan::Storage::CONSTANT;
+  if (const plan::QuantParams* q = t.quant()) {
+    if (q->scale()) d.quant.scale.assign(q->scale()->begin(), q->scale()->end());
+    if (q->zero_point()) d.quant.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+    d.quant.axis = q->axis();
+  }
   return d;
 }
 
@@ -123,6 +129,7 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
 
   for (const plan::Tensor* t : *p.tensors()) {
     e->slots.push_back(MakeSlot(*t));
+    e->tensor_descs.push_back(MakeDesc(*t));
     if (t->storage() == plan::Storage::ARENA && t->memory_space() == plan::MemorySpace::DEVICE_VISIBLE)
       e->arena_space = MemorySpace::kDeviceVisible;
   }
@@ -254,6 +261,7 @@ Status Engine::LoadFromBuffer(const void* data, size_t size, const LoadOptions& 
 const std::vector<TensorDesc>& Engine::inputs() const { return impl_->inputs; }
 const std::vector<TensorDesc>& Engine::outputs() const { return impl_->outputs; }
 const std::vector<NodeDesc>& Engine::nodes() const { return impl_->node_descs; }
+const std::vector<TensorDesc>& Engine::tensors() const { return impl_->tensor_descs; }
 const PlanInfo& Engine::info() const { return impl_->info; }
 
 const TensorDesc* Engine::FindInput(std::string_view name) const {

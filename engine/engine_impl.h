@@ -61,6 +61,7 @@ class EngineImpl {
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
   std::vector<NodeDesc> node_descs;
+  std::vector<TensorDesc> tensor_descs;
   PlanInfo info;
   size_t arena_bytes = 0;
   // Device-visible when a device reads or writes arena tensors directly.

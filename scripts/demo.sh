@@ -3,8 +3,10 @@
 #   1. installs missing packages (scripts/install_deps.sh),
 #   2. configures and builds Release into build/ with Ninja,
 #   3. trains a small CNN on scikit-learn's 8x8 digits (scripts/train_digits.py),
-#   4. builds its plan with `build/bin/loom build`,
-#   5. runs samples/classify_digits on the 360 held-out digits (accuracy, latency).
+#   4. builds its float plan and its int8 plan (calibrated on training images)
+#      with `build/bin/loom build`,
+#   5. runs samples/classify_digits with both on the 360 held-out digits
+#      (accuracy, latency).
 # Safe to run again and from any directory; LOOM_JOBS sets build parallelism,
 # LOOM_BUILD_DIR the build directory.
 set -euo pipefail
@@ -30,7 +32,13 @@ step "Training the digits CNN"
 step "Building the plan: loom build digits.onnx"
 "$BUILD/bin/loom" build "$MODELS/digits.onnx" -o "$MODELS/digits.plan"
 
-step "Classifying the held-out digits with the Loom engine"
+step "Building the int8 plan: loom build digits.onnx --int8 --calib calib/"
+"$BUILD/bin/loom" build "$MODELS/digits.onnx" -o "$MODELS/digits_int8.plan" --int8 --calib "$MODELS/calib"
+
+step "Classifying the held-out digits with the Loom engine: fp32"
 "$BUILD/bin/classify_digits" "$MODELS/digits.plan" "$MODELS/test_images.npy" "$MODELS/test_labels.npy"
+
+step "Classifying the held-out digits with the Loom engine: int8"
+"$BUILD/bin/classify_digits" "$MODELS/digits_int8.plan" "$MODELS/test_images.npy" "$MODELS/test_labels.npy"
 
 printf '\nDone. The CLI is %s (try: %s inspect %s).\n' "$BUILD/bin/loom" "$BUILD/bin/loom" "$MODELS/digits.plan"

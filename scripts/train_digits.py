@@ -6,6 +6,7 @@ Writes to OUTDIR (default build/models/digits):
   test_images.npy   float32 Nx1x8x8, pixels scaled to [0, 1] (held-out split)
   test_labels.npy   int64 N
   test_logits.npy   float32 Nx10, torch's logits for the test images (for tests)
+  calib/train_images.npy  float32 256x1x8x8, training images for `loom build --int8 --calib`
 
 Seeds are fixed, so runs are repeatable; training takes a few seconds on a CPU.
 Run with Debian's /usr/bin/python3 (torch, scikit-learn, numpy).
@@ -21,6 +22,7 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
 SEED = 0
+CALIB_SAMPLES = 256
 TEST_SIZE = 360
 
 
@@ -110,7 +112,11 @@ def main():
     with torch.no_grad():
         logits = model(torch.from_numpy(x_test)).numpy()
     save_atomic(os.path.join(args.outdir, "test_logits.npy"), lambda p: write_npy(p, logits.astype(np.float32)))
-    print(f"train_digits: wrote {onnx_path}, test_images.npy, test_labels.npy, test_logits.npy")
+    # Calibration samples for `loom build --int8`: training images, never the test split.
+    os.makedirs(os.path.join(args.outdir, "calib"), exist_ok=True)
+    save_atomic(os.path.join(args.outdir, "calib", "train_images.npy"),
+                lambda p: write_npy(p, np.ascontiguousarray(x_train[:CALIB_SAMPLES], dtype=np.float32)))
+    print(f"train_digits: wrote {onnx_path}, test_images.npy, test_labels.npy, test_logits.npy, calib/")
     return 0
 
 

@@ -18,6 +18,13 @@ bool IsInferenceDropout(const ir::Graph& g, const ir::Node& n, const ir::UseList
          training.data->data()[0] == 0;
 }
 
+// A Cast to the dtype its input already has (torch's QDQ export writes
+// uint8 -> uint8 Casts after QuantizeLinear).
+bool IsNoOpCast(const ir::Graph& g, const ir::Node& n) {
+  return n.op == "Cast" && !n.inputs.empty() && n.inputs[0] >= 0 && !n.outputs.empty() && n.outputs[0] >= 0 &&
+         g.value(n.inputs[0]).dtype == g.value(n.outputs[0]).dtype;
+}
+
 class EliminateIdentity : public Pass {
  public:
   const char* name() const override { return "eliminate_identity"; }
@@ -27,7 +34,7 @@ class EliminateIdentity : public Pass {
     std::vector<int>& producer = uses.producer;
     for (ir::Node& n : g.nodes()) {
       if (n.dead || !n.domain.empty()) continue;
-      if (n.op != "Identity" && !IsInferenceDropout(g, n, uses)) continue;
+      if (n.op != "Identity" && !IsInferenceDropout(g, n, uses) && !IsNoOpCast(g, n)) continue;
       if (n.inputs.empty() || n.outputs.empty() || n.inputs[0] < 0 || n.outputs[0] < 0) continue;
       const int in = n.inputs[0];
       const int out = n.outputs[0];

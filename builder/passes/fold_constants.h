@@ -12,7 +12,11 @@
 namespace loom {
 namespace passes {
 
+// DequantizeLinear of a constant (a quantized weight) is left to fold_qdq,
+// which reads the int8 values behind it; "fold_dequantized", after fold_qdq,
+// folds the ones it left.
 std::unique_ptr<Pass> MakeFoldConstants();
+std::unique_ptr<Pass> MakeFoldDequantized();
 
 }  // namespace passes
 }  // namespace loom

@@ -16,9 +16,11 @@ namespace passes {
 Pipeline DefaultPipeline() {
   Pipeline p;
   p.Add(Phase::kGraph, MakeEliminateIdentity(), "drop Identity and inference-mode Dropout");
+  p.Add(Phase::kGraph, MakeFoldConstants(),
+        "evaluate constant subgraphs and Shape chains with the CPU kernels (DequantizeLinear of a constant: later)");
   p.Add(Phase::kGraph, MakeFoldQdq(),
         "fold QuantizeLinear/DequantizeLinear pairs into int8 nodes (pre-quantized models, --int8)");
-  p.Add(Phase::kGraph, MakeFoldConstants(), "evaluate constant subgraphs and Shape chains with the CPU kernels");
+  p.Add(Phase::kGraph, MakeFoldDequantized(), "evaluate the DequantizeLinear of constants fold_qdq left");
   p.Add(Phase::kGraph, MakeEliminateDeadNodes(), "drop nodes whose outputs nothing uses");
   p.Add(Phase::kGraph, MakeFuseConvBatchNorm(), "fold BatchNormalization into the Conv before it");
   p.Add(Phase::kPostPlacement, MakeFuseActivation(),

@@ -41,7 +41,8 @@ TEST(PipelineTest, ListsEveryPassUnderOnePhase) {
     (e.phase == Phase::kGraph ? graph : post).push_back(e.pass->name());
     EXPECT_FALSE(e.what.empty()) << e.pass->name();
   }
-  EXPECT_EQ(graph, (std::vector<std::string>{"eliminate_identity", "fold_qdq", "fold_constants", "eliminate_dead_nodes",
+  EXPECT_EQ(graph, (std::vector<std::string>{"eliminate_identity", "fold_constants", "fold_qdq", "fold_dequantized",
+                                             "eliminate_dead_nodes",
                                              "fuse_conv_batchnorm"}));
   EXPECT_EQ(post, (std::vector<std::string>{"fuse_activation"}));
   EXPECT_STREQ(PhaseName(Phase::kPostPlacement), "post-placement");

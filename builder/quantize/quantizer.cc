@@ -80,7 +80,7 @@ Status Calibrate(const ir::Graph& g, CalibrationData* data, const KernelRegistry
   ProgressBarOptions bar_options;
   bar_options.unit = "batches";
   std::unique_ptr<ProgressBar> bar;
-  if (progress) bar = std::make_unique<ProgressBar>("calibrating", data->num_batches(), stderr, bar_options);
+  if (progress) bar = std::make_unique<ProgressBar>("calibrating", data->num_batches(), stdout, bar_options);
   std::vector<HostTensor> batch;
   for (int64_t b = 0; b < data->num_batches(); ++b) {
     RETURN_IF_ERROR(data->ReadBatch(b, &batch));
@@ -257,7 +257,7 @@ Status Evaluate(const ir::Graph& fp32, const Int8Graph& q, CalibrationData* data
   ProgressBarOptions bar_options;
   bar_options.unit = "batches";
   std::unique_ptr<ProgressBar> bar;
-  if (progress) bar = std::make_unique<ProgressBar>("comparing int8 with fp32", data->num_batches(), stderr, bar_options);
+  if (progress) bar = std::make_unique<ProgressBar>("comparing int8 with fp32", data->num_batches(), stdout, bar_options);
   std::vector<HostTensor> batch;
   for (int64_t b = 0; b < data->num_batches(); ++b) {
     RETURN_IF_ERROR(data->ReadBatch(b, &batch));

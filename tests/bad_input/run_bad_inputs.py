@@ -182,6 +182,54 @@ def model_cases(r, tmp):
     r.expect_error("unknown subcommand", ["frobnicate"], usage_ok=True)
 
 
+def calibration_cases(r, tmp, good_path):
+    """`loom build --int8` with bad calibration data: one clear error each."""
+    def folder(name, arrays):
+        d = os.path.join(tmp, "calib_" + name)
+        os.makedirs(d, exist_ok=True)
+        for i, a in enumerate(arrays):
+            save_npy(os.path.join(d, f"{i}.npy"), a)
+        return d
+
+    good = np.random.default_rng(1).standard_normal((4, 3, 4, 4)).astype(np.float32)
+    out = f"{tmp}/o8.plan"
+    nan = good.copy()
+    nan[2, 1, 0, 3] = np.nan
+    inf = good.copy()
+    inf[0, 0, 0, 0] = np.inf
+    cases = [
+        ("wrong shape", folder("shape", [good[:, :, :3, :]]), r"shape"),
+        ("wrong dtype", folder("dtype", [good.astype(np.float64)]), r"float64"),
+        ("empty folder", folder("empty", []), r"no \.npy"),
+        ("NaN values", folder("nan", [nan]), r"NaN"),
+        ("Inf values", folder("inf", [inf]), r"Inf"),
+        ("missing folder", os.path.join(tmp, "calib_missing"), r"does not exist"),
+    ]
+    for name, path, keywords in cases:
+        r.expect_error(f"build --int8: {name}", ["build", good_path, "-o", out, "--int8", "--calib", path], keywords)
+    r.expect_error("build --int8: no calibration data", ["build", good_path, "-o", out, "--int8"], r"--calib")
+    r.expect_error("build --int8: unknown method", ["build", good_path, "-o", out, "--int8", "--calib",
+                                                    folder("good", [good]), "--calib-method", "mean"], r"calib-method")
+    r.expect_error("build: --calib without --int8", ["build", good_path, "-o", out, "--calib", folder("good", [good])],
+                   r"needs --int8")
+    # A cache written for the good model, read for another one.
+    cache = f"{tmp}/ranges.txt"
+    p = subprocess.run([r.loom, "build", good_path, "-o", out, "--int8", "--calib", folder("good", [good]),
+                        "--calib-cache", cache], capture_output=True, text=True, timeout=r.timeout)
+    if p.returncode != 0:
+        r._record("build --int8: the intact calibration set", f"exit {p.returncode}: {p.stderr.strip()[:300]}")
+    changed = good_model()
+    changed.producer_name = "another version"
+    other = write(f"{tmp}/other.onnx", changed.SerializeToString())
+    r.expect_error("build --int8: a cache for another model", ["build", other, "-o", out, "--int8", "--calib-cache",
+                                                                cache], r"was made for model")
+    write(f"{tmp}/bad_cache.txt", b"loom calibration cache 1\nmodel 00\nmethod entropy\n\"x\" one two\n")
+    r.expect_error("build --int8: a malformed cache", ["build", good_path, "-o", out, "--int8", "--calib-cache",
+                                                        f"{tmp}/bad_cache.txt"], r"line")
+    if os.path.exists(out) and not os.path.exists(cache):
+        r._record("build --int8: failed builds leave no plan", "a failed int8 build left o8.plan behind")
+
+
 def run_cases(r, tmp, plan):
     x = np.random.default_rng(1).standard_normal((1, 3, 4, 4)).astype(np.float32)
     good_x = save_npy(f"{tmp}/x.npy", x)
@@ -274,6 +322,7 @@ def main():
     r = Runner(loom, args.timeout, args.verbose)
     with tempfile.TemporaryDirectory(prefix="loom_bad_inputs_") as tmp:
         model_cases(r, tmp)
+        calibration_cases(r, tmp, f"{tmp}/good.onnx")
         plan = f"{tmp}/good.plan"
         p = subprocess.run([loom, "build", f"{tmp}/good.onnx", "-o", plan], capture_output=True, text=True,
                            timeout=args.timeout)

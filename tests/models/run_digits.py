@@ -7,7 +7,9 @@
 Trains the model into BUILD_DIR/models/digits if it is not there, builds the
 plan, runs classify_digits over the held-out images and requires Loom's
 accuracy to equal torch's (same predictions, from test_logits.npy), and Loom's
-logits for the first image to match torch's within 1e-4 relative.
+logits for the first image to match torch's within 1e-4 relative. Then builds
+the int8 plan (--int8, calibrated on calib/: training images) and requires its
+accuracy within 0.5 points of the float plan's.
 """
 import os
 import re
@@ -18,7 +20,7 @@ import tempfile
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FILES = ("digits.onnx", "test_images.npy", "test_labels.npy", "test_logits.npy")
+FILES = ("digits.onnx", "test_images.npy", "test_labels.npy", "test_logits.npy", "calib/train_images.npy")
 
 
 def check(cmd):
@@ -43,8 +45,23 @@ def main():
     out = check([os.path.join(build, "bin", "classify_digits"), plan, os.path.join(models, "test_images.npy"),
                  os.path.join(models, "test_labels.npy")])
 
+    plan8 = os.path.join(models, "digits_int8.plan")
+    check([loom, "build", os.path.join(models, "digits.onnx"), "-o", plan8, "--int8", "--calib",
+           os.path.join(models, "calib")])
+    out8 = check([os.path.join(build, "bin", "classify_digits"), plan8, os.path.join(models, "test_images.npy"),
+                  os.path.join(models, "test_labels.npy")])
+
     failures = []
     m = re.search(r"accuracy: [\d.]+% \((\d+)/(\d+)\)", out)
+    m8 = re.search(r"accuracy: [\d.]+% \((\d+)/(\d+)\)", out8)
+    if not m8:
+        failures.append("classify_digits printed no accuracy line for the int8 plan")
+    elif m:
+        fp32_acc = 100.0 * int(m.group(1)) / int(m.group(2))
+        int8_acc = 100.0 * int(m8.group(1)) / int(m8.group(2))
+        print(f"run_digits: accuracy fp32 {fp32_acc:.2f}%, int8 {int8_acc:.2f}%")
+        if int8_acc < fp32_acc - 0.5:
+            failures.append(f"int8 accuracy {int8_acc:.2f}% is more than 0.5 points below fp32's {fp32_acc:.2f}%")
     labels = np.load(os.path.join(models, "test_labels.npy"))
     torch_logits = np.load(os.path.join(models, "test_logits.npy"))
     torch_correct = int((torch_logits.argmax(axis=1) == labels).sum())
@@ -65,7 +82,7 @@ def main():
 
     for f in failures:
         print("run_digits: FAILED: " + f)
-    print(f"{2 - len(failures)} passed, {len(failures)} failed")
+    print(f"{3 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 

@@ -1,8 +1,10 @@
-// `loom inspect MODEL.plan [--json] [--explain]`
+// `loom inspect MODEL.plan [--json] [--explain] [--tensors]`
 // Shows what a plan holds: format version, producer, memory sizes, graph
 // inputs and outputs (dtype, shape, layout, memory space), and one row per
 // node (name, op, fused ops, kernel, device, input -> output shapes);
-// --explain adds each placement reason.
+// --explain adds each placement reason; --tensors lists every tensor with its
+// dtype and quantization (always in --json: "tensors", with "scale" and
+// "zero_point" for quantized ones). A plan with int8 tensors lists them too.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -19,7 +21,35 @@ struct InspectOptions {
   std::string plan;
   bool json = false;
   bool explain = false;
+  bool tensors = false;
 };
+
+// "scale 0.0235 zp -128", or per channel "scale[64] 0.0012..0.0310 zp 0 axis 0"; "-" for float.
+std::string QuantText(const QuantParams& q) {
+  if (q.empty()) return "-";
+  char buf[160];
+  if (!q.per_channel()) {
+    std::snprintf(buf, sizeof(buf), "scale %.6g zp %lld", q.scale[0],
+                  static_cast<long long>(q.zero_point.empty() ? 0 : q.zero_point[0]));
+    return buf;
+  }
+  const auto [lo, hi] = std::minmax_element(q.scale.begin(), q.scale.end());
+  const auto [zlo, zhi] = std::minmax_element(q.zero_point.begin(), q.zero_point.end());
+  std::string zp = q.zero_point.empty() ? "0"
+                   : *zlo == *zhi      ? std::to_string(*zlo)
+                                       : std::to_string(*zlo) + ".." + std::to_string(*zhi);
+  std::snprintf(buf, sizeof(buf), "scale[%zu] %.4g..%.4g zp %s axis %d", q.scale.size(), *lo, *hi, zp.c_str(), q.axis);
+  return buf;
+}
+
+void WriteQuant(JsonWriter* j, const QuantParams& q) {
+  if (q.empty()) return;
+  j->Key("scale").BeginArray(true);
+  for (float s : q.scale) j->Number(s);
+  j->EndArray().Key("zero_point").BeginArray(true);
+  for (int64_t z : q.zero_point) j->Int(z);
+  j->EndArray().IntField("axis", q.axis);
+}
 
 std::string Join(const std::vector<std::string>& parts, const char* sep) {
   std::string s;
@@ -43,7 +73,9 @@ void WriteTensorList(JsonWriter* j, const std::vector<TensorDesc>& list) {
     j->BeginObject().Field("name", d.name).Field("dtype", DTypeName(d.dtype)).Key("shape").BeginArray(true);
     for (int64_t dim : d.shape) j->Int(dim);
     j->EndArray().Key("size_bytes").UInt(d.size_bytes);
-    j->Field("layout", LayoutName(d.layout)).Field("memory_space", MemorySpaceName(d.memory_space)).EndObject();
+    j->Field("layout", LayoutName(d.layout)).Field("memory_space", MemorySpaceName(d.memory_space));
+    WriteQuant(j, d.quant);
+    j->EndObject();
   }
   j->EndArray();
 }
@@ -75,6 +107,15 @@ void PrintJson(const std::string& path, const Engine& engine) {
   WriteTensorList(&j, engine.inputs());
   j.Key("outputs");
   WriteTensorList(&j, engine.outputs());
+  j.Key("tensors").BeginArray();
+  for (const TensorDesc& d : engine.tensors()) {
+    j.BeginObject().Field("name", d.name).Field("dtype", DTypeName(d.dtype)).Key("shape").BeginArray(true);
+    for (int64_t dim : d.shape) j.Int(dim);
+    j.EndArray().Key("constant").Bool(d.constant);
+    WriteQuant(&j, d.quant);
+    j.EndObject();
+  }
+  j.EndArray();
   j.Key("nodes").BeginArray();
   for (const NodeDesc& n : engine.nodes()) {
     j.BeginObject().Field("name", n.name).Field("op", n.op).Key("fused").BeginArray(true);
@@ -112,7 +153,7 @@ void PrintTable(const std::vector<std::vector<std::string>>& rows, const std::ve
   }
 }
 
-void PrintText(const std::string& path, const Engine& engine, bool explain) {
+void PrintText(const std::string& path, const Engine& engine, bool explain, bool all_tensors) {
   const PlanInfo& info = engine.info();
   std::printf("plan: %s\n", path.c_str());
   std::printf("  format %s, %s\n", Version(info).c_str(), FormatBytes(info.file_bytes).c_str());
@@ -129,9 +170,20 @@ void PrintText(const std::string& path, const Engine& engine, bool explain) {
     std::vector<std::vector<std::string>> rows;
     for (const TensorDesc& d : list) {
       rows.push_back({d.name, DTypeName(d.dtype), ShapeToString(d.shape), LayoutName(d.layout),
-                      MemorySpaceName(d.memory_space)});
+                      MemorySpaceName(d.memory_space), QuantText(d.quant)});
     }
     PrintTable(rows, {});
+  }
+
+  // Every tensor with --tensors; otherwise the quantized ones, if any.
+  std::vector<std::vector<std::string>> tensor_rows;
+  for (const TensorDesc& d : engine.tensors())
+    if (all_tensors || !d.quant.empty())
+      tensor_rows.push_back({d.name, DTypeName(d.dtype), ShapeToString(d.shape), d.constant ? "constant" : "arena",
+                             QuantText(d.quant)});
+  if (!tensor_rows.empty()) {
+    std::printf("%s (%zu):\n", all_tensors ? "tensors" : "quantized tensors", tensor_rows.size());
+    PrintTable(tensor_rows, {});
   }
 
   std::printf("nodes (%zu):\n", engine.nodes().size());
@@ -154,7 +206,7 @@ int Inspect(const InspectOptions& o) {
   if (o.json) {
     PrintJson(o.plan, *engine);
   } else {
-    PrintText(o.plan, *engine, o.explain);
+    PrintText(o.plan, *engine, o.explain, o.tensors);
   }
   return 0;
 }
@@ -167,6 +219,7 @@ void AddInspectCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("plan", o->plan, "Plan file")->required();
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->add_flag("--explain", o->explain, "Show why each node was placed where it is");
+  cmd->add_flag("--tensors", o->tensors, "List every tensor with its dtype and quantization");
   cmd->callback([o, exit_code] { *exit_code = Inspect(*o); });
 }
 

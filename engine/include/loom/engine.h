@@ -25,6 +25,7 @@
 #include "common/device.h"
 #include "common/dtype.h"
 #include "common/layout.h"
+#include "common/quant_params.h"
 #include "common/status.h"
 
 namespace loom {
@@ -43,6 +44,8 @@ struct TensorDesc {
   size_t size_bytes = 0;
   Layout layout = Layout::kRowMajor;              // how the bytes are arranged (shape in ONNX order)
   MemorySpace memory_space = MemorySpace::kHost;  // as the plan records it
+  QuantParams quant;    // empty for float tensors
+  bool constant = false;  // stored in the plan's constants section
 };
 
 // One node of a loaded plan, for tools (`loom inspect`).
@@ -120,6 +123,8 @@ class Engine : public std::enable_shared_from_this<Engine> {
   const TensorDesc* FindInput(std::string_view name) const;
   const TensorDesc* FindOutput(std::string_view name) const;
   const std::vector<NodeDesc>& nodes() const;
+  // Every tensor of the plan, in plan order (for tools: dtypes, quantization).
+  const std::vector<TensorDesc>& tensors() const;
   const PlanInfo& info() const;
 
   Status CreateContext(const ContextOptions& options, std::unique_ptr<ExecutionContext>* out) const;

@@ -302,7 +302,7 @@ TEST(Conv, LayerTimings) {
     setup.attrs = ConvAttrs(c);
     for (const TestTensor& t : in) setup.inputs.push_back(t.Info());
     setup.outputs.push_back(TestTensor::Empty(DType::kFloat32, out_shape).Info());
-    std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindByOp("Conv").front()->create();
+    std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindById("cpu.Conv")->create();
     ASSERT_TRUE(kernel->Prepare(setup).ok());
     std::vector<float> y(NumElements(out_shape));
     const void* ins[3] = {in[0].bytes.data(), in[1].bytes.data(), in[2].bytes.data()};

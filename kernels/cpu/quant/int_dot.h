@@ -1,7 +1,8 @@
-// The integer accumulation core of the quant kernels (ConvInteger,
-// MatMulInteger): 8-bit operands have their zero points subtracted into int16
-// (uint8 - uint8 and int8 - int8 both fit in [-255, 255]), and outputs are
-// int16 dot products over a contiguous reduction dim accumulated in 32 bits.
+// The integer accumulation core of the quant kernels (int_conv.h and
+// int_matmul.h, so ConvInteger, MatMulInteger and the QLinear ops): 8-bit
+// operands have their zero points subtracted into int16 (uint8 - uint8 and
+// int8 - int8 both fit in [-255, 255]), and outputs are int16 dot products
+// over a contiguous reduction dim accumulated in 32 bits.
 // The dot loop compiles to multiply-add-pairs (pmaddwd / smlal) vectors.
 #pragma once
 

@@ -23,49 +23,6 @@ struct MatMulCase {
   Shape a, b;
 };
 
-// numpy matmul of (A - a_zp) and (B - b_zp) with plain loops; a_zp has 1 or M
-// values (per row), b_zp 1 or N (per column).
-std::vector<int32_t> ReferenceMatMul(const Shape& a_shape, const Shape& b_shape, const std::vector<int32_t>& a,
-                                     const std::vector<int32_t>& b, const std::vector<int32_t>& a_zp,
-                                     const std::vector<int32_t>& b_zp, Shape* out_shape) {
-  Shape as = a_shape, bs = b_shape;
-  if (a_shape.size() == 1) as.insert(as.begin(), 1);
-  if (b_shape.size() == 1) bs.push_back(1);
-  const int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
-  const size_t rank = std::max(as.size(), bs.size()) - 2;
-  Shape ab(rank, 1), bb(rank, 1), batch(rank);
-  for (size_t i = 0; i + 2 < as.size(); ++i) ab[rank - (as.size() - 2) + i] = as[i];
-  for (size_t i = 0; i + 2 < bs.size(); ++i) bb[rank - (bs.size() - 2) + i] = bs[i];
-  for (size_t i = 0; i < rank; ++i) batch[i] = std::max(ab[i], bb[i]);
-  *out_shape = batch;
-  if (a_shape.size() > 1) out_shape->push_back(m);
-  if (b_shape.size() > 1) out_shape->push_back(n);
-  std::vector<int32_t> y;
-  const int64_t total = NumElements(batch);
-  for (int64_t t = 0; t < total; ++t) {
-    int64_t rest = t, ai = 0, bi = 0, astride = 1, bstride = 1;
-    for (size_t i = rank; i-- > 0;) {
-      const int64_t idx = rest % batch[i];
-      rest /= batch[i];
-      ai += (ab[i] == 1 ? 0 : idx) * astride;
-      bi += (bb[i] == 1 ? 0 : idx) * bstride;
-      astride *= ab[i];
-      bstride *= bb[i];
-    }
-    for (int64_t r = 0; r < m; ++r)
-      for (int64_t c = 0; c < n; ++c) {
-        int32_t acc = 0;
-        for (int64_t q = 0; q < k; ++q) {
-          const int32_t av = a[(ai * m + r) * k + q] - (a_zp.empty() ? 0 : a_zp[a_zp.size() == 1 ? 0 : r]);
-          const int32_t bv = b[(bi * k + q) * n + c] - (b_zp.empty() ? 0 : b_zp[b_zp.size() == 1 ? 0 : c]);
-          acc += av * bv;
-        }
-        y.push_back(acc);
-      }
-  }
-  return y;
-}
-
 TestTensor ZeroPointTensor(DType dtype, ZeroPoint mode, int64_t len, const Shape& vector_shape,
                            std::mt19937* gen, std::vector<int32_t>* values) {
   values->clear();

@@ -138,7 +138,14 @@ Status InferShapes(const std::string& op, const Attributes& attrs, const std::ve
   }
   std::vector<const KernelDef*> defs = KernelRegistry::Global().FindByOp(op, options.domain);
   if (defs.empty()) return Status::Unsupported("unsupported op " + op);
-  return defs.front()->create()->InferOutputShapes(setup, shapes);
+  // The first candidate that infers them, as the builder asks.
+  Status first;
+  for (const KernelDef* def : defs) {
+    Status s = def->create()->InferOutputShapes(setup, shapes);
+    if (s.ok()) return s;
+    if (first.ok()) first = s;
+  }
+  return first;
 }
 
 double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
