@@ -314,6 +314,7 @@ void FillLayers(const ir::Graph& fp32, const Int8Graph& q, const std::map<std::s
       layer.precision = "int8";
       auto s = snr.find(n.name);
       if (s != snr.end()) layer.snr_db = s->second;
+      else layer.reason = "SNR measured at the Relu/Clip that follows";
     } else if (k != kept.end()) {
       layer.precision = "fp32";
       layer.reason = k->second;

@@ -100,10 +100,13 @@ TEST(QuantizerTest, Int8PlanTracksFloatPlan) {
     EXPECT_GT(report.int8.int8_nodes, 0) << method;
     ASSERT_EQ(report.int8.outputs.size(), 1u);
     EXPECT_GT(report.int8.outputs[0].cosine, 0.98) << method;
+    int measured = 0;
     for (const Int8LayerReport& l : report.int8.layers)
-      if (l.precision == "int8") {
+      if (l.precision == "int8" && !std::isnan(l.snr_db)) {
+        ++measured;
         EXPECT_GT(l.snr_db, 15.0) << method << " " << l.node;
       }
+    EXPECT_GT(measured, 0) << method;
     const std::vector<float> x = Random(192, 99, -1.f, 1.f);
     const std::vector<float> a = RunPlan(fp32, x), b = RunPlan(int8, x);
     ASSERT_EQ(a.size(), b.size());

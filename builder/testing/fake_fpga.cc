@@ -20,8 +20,14 @@ class FakeFpgaConv : public Kernel {
     if (cpu.empty()) return s.Unsupported("no CPU Conv kernel to compute with");
     KernelSetup on_cpu = s;
     on_cpu.device_config = nullptr;
-    conv_ = cpu.front()->create();
-    return conv_->Prepare(on_cpu);
+    // The first CPU Conv kernel that takes the node (int8 kernels refuse float ones).
+    Status st;
+    for (const KernelDef* def : cpu) {
+      conv_ = def->create();
+      st = conv_->Prepare(on_cpu);
+      if (st.ok()) break;
+    }
+    return st;
   }
   size_t ScratchBytes(int num_threads) const override { return conv_->ScratchBytes(num_threads); }
   Status Run(const KernelArgs& args) const override {

@@ -14,7 +14,6 @@ namespace int8 {
 }  // namespace int8
 
 void RegisterCpuInt8Kernels(KernelRegistry* r) {
-  (void)r;  // until the list has a line
 #define LOOM_KERNEL(op, factory) r->AddCpu(op, int8::factory, "int8");
 #include "kernels/cpu/int8/kernels.def"
 #undef LOOM_KERNEL

@@ -157,9 +157,11 @@ Status ResizeKernel::ParseAxes(const KernelSetup& setup, nn::ResizeOptions* opts
     }
     if (ax.in == 0 && ax.out != 0) return setup.Invalid("cannot resize an empty axis " + std::to_string(a));
     if (roi) {
-      ax.roi_start = roi_dtype == DType::kFloat64 ? static_cast<const double*>(roi)[a] : static_cast<const float*>(roi)[a];
-      ax.roi_end = roi_dtype == DType::kFloat64 ? static_cast<const double*>(roi)[a + rank_]
-                                                : static_cast<const float*>(roi)[a + rank_];
+      auto roi_value = [&](int i) {
+        return roi_dtype == DType::kFloat64 ? static_cast<const double*>(roi)[i] : static_cast<const float*>(roi)[i];
+      };
+      ax.roi_start = roi_value(a);
+      ax.roi_end = roi_value(a + rank_);
     }
   }
   return Status::Ok();

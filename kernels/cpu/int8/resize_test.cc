@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -134,7 +135,8 @@ TEST(Int8ResizeTest, EveryCoordinateAndNearestModeMatchesNaive) {
       R({1, 1, 1, 5}, {}, {1, 1, 3, 9}),  // a length-1 axis
       R({3, 8}, {}, {5, 3}),              // 2-D, resizing every axis
   };
-  for (const char* coord : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"}) {
+  for (const char* coord :
+       {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"}) {
     for (const char* nearest : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
       for (ResizeCase c : geometries) {
         c.coord = coord;
@@ -169,7 +171,8 @@ TEST(Int8ResizeTest, CropAndResizeExtrapolatesTheQuantizedValue) {
     const std::vector<int8_t> expected = NaiveResize(c, x.As<int8_t>(), 0.1f, -3, ys, yz);
     EXPECT_EQ(y, expected);
     // Some elements are outside the crop: they hold round(0.55f / ys) + yz.
-    EXPECT_NE(std::count(expected.begin(), expected.end(), static_cast<int8_t>(std::round(static_cast<double>(0.55f) / ys) + yz)), 0);
+    const int8_t extrapolated = static_cast<int8_t>(std::round(static_cast<double>(0.55f) / ys) + yz);
+    EXPECT_NE(std::count(expected.begin(), expected.end(), extrapolated), 0);
   }
 }
 

@@ -1,0 +1,274 @@
+// int8 Conv (1-D, 2-D, 3-D; groups, strides, dilations, pads, auto_pad as the
+// float Conv takes them, kernels/cpu/nn/conv_geometry.h), with a fused Relu or
+// Clip as the output clamp. The tensor contract is README.md's: int8 X and Y
+// per tensor, constant symmetric int8 W per output channel, int32 bias.
+//
+// Two paths, picked in Prepare:
+//   depthwise  one input channel per group (1-D/2-D): the direct loop of
+//              depthwise_conv.h, one output plane per task.
+//   gemm       everything else: per image and group, Y_g = W_g · im2col(X_g)
+//              on the GEMM core (gemm_s8.h), W packed once in Prepare as the
+//              A operand (output channels are rows, so a row's output stage
+//              is fixed). The im2col is implicit: a padded input is copied
+//              once per image into scratch around a border of the input zero
+//              point (a real 0), and each task gathers its block of columns,
+//              element (k, p) = input[tap_offset[k] + column_offset[p]],
+//              straight into packed B panels. A 1x1 stride-1 unpadded Conv
+//              reads X in place (the gather degenerates to row copies).
+// Tasks are blocks of output positions (B blocks sized to stay in L2) of
+// one (image, group), split further by output-channel rows when there are
+// fewer blocks than threads.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/common/attribute_readers.h"
+#include "kernels/common/kernel_checks.h"
+#include "kernels/cpu/int8/depthwise_conv.h"
+#include "kernels/cpu/int8/gemm_s8.h"
+#include "kernels/cpu/int8/linear_output.h"
+#include "kernels/cpu/nn/conv_geometry.h"
+
+namespace loom {
+namespace int8 {
+namespace {
+
+using nn::kMaxSpatialRank;
+using nn::WindowGeometry;
+
+size_t AlignUp(size_t v) { return (v + 63) / 64 * 64; }
+
+// Packed B bytes a task keeps in cache.
+constexpr int64_t kBBlockBytes = 256 * 1024;
+
+class ConvKernel final : public Kernel {
+ public:
+  Status Prepare(const KernelSetup& setup) override;
+  size_t ScratchBytes(int num_threads) const override;
+  Status Run(const KernelArgs& args) const override;
+
+ private:
+  void RunGemm(const KernelArgs& args) const;
+  void RunDepthwise(const KernelArgs& args) const;
+  // Copies the in_channels_ planes of one image into the padded buffer.
+  void PadImage(const int8_t* x, int8_t* dst, ThreadPool* pool) const;
+
+  WindowGeometry g_;
+  bool depthwise_ = false;
+  int64_t batch_ = 0, in_channels_ = 0, out_channels_ = 0, group_ = 1;
+  int64_t cin_g_ = 0, cout_g_ = 0, k_ = 0;  // k_ = cin_g_ * kernel size
+  int32_t x_zero_point_ = 0;
+  const int8_t* weights_ = nullptr;       // W's constant data (depthwise path)
+  OutputSteps steps_;                     // the output stage of each output channel
+  std::vector<PackedS8Matrix> packed_w_;  // per group (gemm path)
+  // gemm path: padded input dims (= input dims without padding), offsets, blocks.
+  int64_t padded_[kMaxSpatialRank] = {1, 1, 1};
+  size_t padded_bytes_ = 0;             // 0 when X is read in place
+  std::vector<int32_t> tap_offset_;     // k_ entries
+  std::vector<int32_t> column_offset_;  // one per output position
+  int64_t block_cols_ = 0;              // output positions per task, a multiple of kGemmS8Nr
+  size_t block_bytes_ = 0;              // per-thread packed B block
+  size_t depthwise_bytes_ = 0;          // per-thread scratch of the depthwise path
+};
+
+Status ConvKernel::Prepare(const KernelSetup& setup) {
+  // First, cheaply: a float node falls through to the float kernels.
+  if (!setup.HasInput(0)) return setup.Invalid("missing input X");
+  ActQuant xq;
+  RETURN_IF_ERROR(ReadActQuant(setup, setup.inputs[0], "input X", &xq));
+  RETURN_IF_ERROR(CheckNode(setup, 2, 3, 1, 1));
+  const TensorInfo& x = setup.inputs[0];
+  const TensorInfo& w = setup.inputs[1];
+  if (x.rank() < 3) return setup.Invalid("X has " + std::to_string(x.rank()) + " dims, expected at least 3");
+  if (w.rank() != x.rank())
+    return setup.Invalid("W has " + std::to_string(w.rank()) + " dims, expected " + std::to_string(x.rank()));
+  RETURN_IF_ERROR(ReadIntAttr(setup, "group", 1, &group_));
+  batch_ = x.shape[0];
+  in_channels_ = x.shape[1];
+  out_channels_ = w.shape[0];
+  if (group_ < 1) return setup.Invalid("group " + std::to_string(group_) + " < 1");
+  if (in_channels_ % group_ != 0 || out_channels_ % group_ != 0)
+    return setup.Invalid("channels (X: " + std::to_string(in_channels_) + ", W: " + std::to_string(out_channels_) +
+                         ") are not divisible by group " + std::to_string(group_));
+  cin_g_ = in_channels_ / group_;
+  cout_g_ = out_channels_ / group_;
+  if (w.shape[1] != cin_g_)
+    return setup.Invalid("W has " + std::to_string(w.shape[1]) + " input channels per group, expected " +
+                         std::to_string(cin_g_));
+  std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
+  std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  for (int64_t d : kernel)
+    if (d < 1) return setup.Invalid("W has an empty kernel dim: " + ShapeToString(w.shape));
+  RETURN_IF_ERROR(nn::ParseWindowGeometry(setup, spatial, &kernel, nn::WindowOptions(), &g_));
+  Shape out_shape = {batch_, out_channels_};
+  for (int64_t d : g_.OutDims()) out_shape.push_back(d);
+  RETURN_IF_ERROR(CheckOutput(setup, 0, DType::kInt8, out_shape));
+  LinearSpec spec;
+  spec.weight_axis = 0;
+  spec.channels = out_channels_;
+  std::vector<requant::OutputStage> stages;
+  RETURN_IF_ERROR(MakeLinearOutputStages(setup, spec, xq, &stages));
+  x_zero_point_ = xq.zero_point;
+  weights_ = static_cast<const int8_t*>(w.const_data);
+  k_ = cin_g_ * g_.KernelSize();
+  if (k_ > kGemmS8MaxDepth)
+    return setup.Unsupported("reduction over " + std::to_string(k_) + " inputs per output (above " +
+                             std::to_string(kGemmS8MaxDepth) + ")");
+  steps_.Build(stages);
+
+  depthwise_ = cin_g_ == 1 && g_.rank <= 2;
+  if (depthwise_) {
+    depthwise_bytes_ = DepthwiseScratchBytes(g_);
+    return Status::Ok();
+  }
+  int64_t plane = 1;
+  for (int a = 0; a < kMaxSpatialRank; ++a) {
+    padded_[a] = g_.in[a] + g_.pad_begin[a] + g_.pad_end[a];
+    plane *= padded_[a];
+  }
+  if (static_cast<double>(plane) * in_channels_ >= static_cast<double>(std::numeric_limits<int32_t>::max()))
+    return setup.Unsupported("input image of " + std::to_string(plane * in_channels_) + " elements (above 2^31)");
+  padded_bytes_ = g_.HasPadding() ? AlignUp(static_cast<size_t>(plane * in_channels_)) : 0;
+  tap_offset_.resize(static_cast<size_t>(k_));
+  size_t t = 0;
+  for (int64_t c = 0; c < cin_g_; ++c)
+    for (int64_t kd = 0; kd < g_.kernel[0]; ++kd)
+      for (int64_t kh = 0; kh < g_.kernel[1]; ++kh)
+        for (int64_t kw = 0; kw < g_.kernel[2]; ++kw)
+          tap_offset_[t++] = static_cast<int32_t>(c * plane + kd * g_.dilation[0] * padded_[1] * padded_[2] +
+                                                  kh * g_.dilation[1] * padded_[2] + kw * g_.dilation[2]);
+  column_offset_.resize(static_cast<size_t>(g_.OutSize()));
+  t = 0;
+  for (int64_t od = 0; od < g_.out[0]; ++od)
+    for (int64_t oh = 0; oh < g_.out[1]; ++oh)
+      for (int64_t ow = 0; ow < g_.out[2]; ++ow)
+        column_offset_[t++] = static_cast<int32_t>(od * g_.stride[0] * padded_[1] * padded_[2] +
+                                                   oh * g_.stride[1] * padded_[2] + ow * g_.stride[2]);
+  // Columns per task: as many B panels as fit the block budget, spread evenly.
+  const int64_t panels = NumBPanels(g_.OutSize());
+  const int64_t panel_bytes = BPanelSize(k_) * static_cast<int64_t>(sizeof(int16_t));
+  const int64_t fit = std::max<int64_t>(1, kBBlockBytes / std::max<int64_t>(1, panel_bytes));
+  const int64_t blocks = std::max<int64_t>(1, (panels + fit - 1) / fit);
+  block_cols_ = std::max<int64_t>(1, (panels + blocks - 1) / blocks) * kGemmS8Nr;
+  block_bytes_ = AlignUp(static_cast<size_t>(block_cols_ / kGemmS8Nr * panel_bytes));
+  packed_w_.resize(static_cast<size_t>(group_));
+  for (int64_t gi = 0; gi < group_; ++gi) packed_w_[gi].PackA(weights_ + gi * cout_g_ * k_, k_, cout_g_, k_);
+  return Status::Ok();
+}
+
+size_t ConvKernel::ScratchBytes(int num_threads) const {
+  const size_t threads = static_cast<size_t>(std::max(1, num_threads));
+  if (depthwise_) return threads * depthwise_bytes_;
+  return padded_bytes_ + threads * block_bytes_;
+}
+
+void ConvKernel::PadImage(const int8_t* x, int8_t* dst, ThreadPool* pool) const {
+  const int64_t rows = in_channels_ * padded_[0] * padded_[1];
+  ParallelFor(pool, rows, 256, [&](int64_t begin, int64_t end, int) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t h = r % padded_[1], d = (r / padded_[1]) % padded_[0], c = r / (padded_[0] * padded_[1]);
+      int8_t* out = dst + r * padded_[2];
+      const int64_t ih = h - g_.pad_begin[1], id = d - g_.pad_begin[0];
+      if (ih < 0 || ih >= g_.in[1] || id < 0 || id >= g_.in[0]) {
+        std::memset(out, x_zero_point_, static_cast<size_t>(padded_[2]));
+        continue;
+      }
+      const int8_t* src = x + ((c * g_.in[0] + id) * g_.in[1] + ih) * g_.in[2];
+      std::memset(out, x_zero_point_, static_cast<size_t>(g_.pad_begin[2]));
+      std::memcpy(out + g_.pad_begin[2], src, static_cast<size_t>(g_.in[2]));
+      std::memset(out + g_.pad_begin[2] + g_.in[2], x_zero_point_, static_cast<size_t>(g_.pad_end[2]));
+    }
+  });
+}
+
+void ConvKernel::RunGemm(const KernelArgs& args) const {
+  const int8_t* x = args.in<int8_t>(0);
+  const int32_t* bias = args.in<int32_t>(2);
+  int8_t* y = args.out<int8_t>(0);
+  const int64_t in_size = g_.InSize(), out_size = g_.OutSize();
+  const int64_t plane = padded_[0] * padded_[1] * padded_[2];
+  int8_t* padded = static_cast<int8_t*>(args.scratch);
+  char* blocks = static_cast<char*>(args.scratch) + padded_bytes_;
+  const int64_t col_blocks = (out_size + block_cols_ - 1) / block_cols_;
+  // Split output channels too when there are fewer column blocks than threads.
+  const int threads = args.pool ? args.pool->NumThreads() : 1;
+  const int64_t row_panels = NumAPanels(cout_g_);
+  int64_t row_splits = 1;
+  if (threads > 1 && group_ * col_blocks < 2 * threads)
+    row_splits = std::min<int64_t>(row_panels, (2 * threads + group_ * col_blocks - 1) / (group_ * col_blocks));
+  const int64_t rows_per_split = (row_panels + row_splits - 1) / row_splits * kGemmS8Mr;
+  const int64_t kp = KPairs(k_);
+
+  for (int64_t n = 0; n < batch_; ++n) {
+    const int8_t* src = x + n * in_channels_ * in_size;
+    if (padded_bytes_) {
+      PadImage(src, padded, args.pool);
+      src = padded;
+    }
+    int8_t* yn = y + n * out_channels_ * out_size;
+    ParallelFor(args.pool, group_ * col_blocks * row_splits, 1, [&](int64_t begin, int64_t end, int thread) {
+      int16_t* packed_b = reinterpret_cast<int16_t*>(blocks + static_cast<size_t>(thread) * block_bytes_);
+      int64_t packed_task = -1;  // the (group, column block) packed_b holds
+      for (int64_t task = begin; task < end; ++task) {
+        const int64_t split = task % row_splits, gc = task / row_splits;
+        const int64_t cb = gc % col_blocks, gi = gc / col_blocks;
+        const int64_t p0 = cb * block_cols_, cols = std::min(block_cols_, out_size - p0);
+        const int64_t r0 = split * rows_per_split, rows = std::min(rows_per_split, cout_g_ - r0);
+        if (rows <= 0) continue;
+        if (packed_task != gc) {
+          PackBGather(src + gi * cin_g_ * plane, tap_offset_.data(), k_, column_offset_.data() + p0, cols, packed_b);
+          packed_task = gc;
+        }
+        const int64_t m0 = gi * cout_g_ + r0;
+        GemmS8Block blk;
+        blk.a = packed_w_[gi].APanels(r0);
+        blk.b = packed_b;
+        blk.rows = rows;
+        blk.cols = cols;
+        blk.kp = kp;
+        blk.y = yn + m0 * out_size + p0;
+        blk.ldy = out_size;
+        blk.bias = bias + m0;
+        blk.steps = &steps_;
+        blk.channel0 = m0;
+        blk.per_row = true;
+        GemmS8(blk);
+      }
+    });
+  }
+}
+
+void ConvKernel::RunDepthwise(const KernelArgs& args) const {
+  const int8_t* x = args.in<int8_t>(0);
+  const int32_t* bias = args.in<int32_t>(2);
+  int8_t* y = args.out<int8_t>(0);
+  const int64_t in_size = g_.InSize(), out_size = g_.OutSize(), taps = g_.KernelSize();
+  ParallelFor(args.pool, batch_ * out_channels_, 1, [&](int64_t begin, int64_t end, int thread) {
+    void* scratch = static_cast<char*>(args.scratch) + static_cast<size_t>(thread) * depthwise_bytes_;
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const int64_t n = plane / out_channels_, m = plane % out_channels_;
+      const int64_t c = m / cout_g_;
+      DepthwisePlane(g_, x + (n * in_channels_ + c) * in_size, x_zero_point_, weights_ + m * taps, bias[m], steps_, m,
+                     y + plane * out_size, scratch);
+    }
+  });
+}
+
+Status ConvKernel::Run(const KernelArgs& args) const {
+  if (depthwise_) {
+    RunDepthwise(args);
+  } else {
+    RunGemm(args);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeConvKernel() { return std::make_unique<ConvKernel>(); }
+
+}  // namespace int8
+}  // namespace loom

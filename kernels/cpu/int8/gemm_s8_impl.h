@@ -1,0 +1,38 @@
+// Internal to the GEMM core (gemm_s8.cc, gemm_s8_avx2.cc, gemm_s8_avx512.cc): the block
+// functions of each implementation and the store of a finished register tile
+// they share.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/int8/gemm_s8.h"
+#include "kernels/cpu/int8/output_steps.h"
+
+namespace loom {
+namespace int8 {
+namespace internal {
+
+// a + b wrapping in 32 bits (the int32 bias add of GemmS8Block).
+inline int32_t WrappingAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
+// Requantizes and stores rows x cols of the kGemmS8Mr x kGemmS8Nr row-major
+// accumulator tile `acc`, whose first element is block element (i0, j0): one
+// scalar lookup at a time, or (x86, AVX2 and up) eight at once.
+void StoreTilePortable(const GemmS8Block& blk, const int32_t* acc, int64_t i0, int64_t j0, int rows, int cols);
+
+void GemmS8Portable(const GemmS8Block& block);
+
+#if defined(__x86_64__) || defined(__i386__)
+void StoreTileAvx2(const GemmS8Block& blk, const int32_t* acc, int64_t i0, int64_t j0, int rows, int cols);
+// y[i] = steps.Lookup(channel, acc[i] + bias) for i < n, eight at once.
+void RequantizeRowAvx2(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n,
+                       int8_t* y);
+void GemmS8Avx2(const GemmS8Block& block);
+void GemmS8Avx512(const GemmS8Block& block);
+#endif
+
+}  // namespace internal
+}  // namespace int8
+}  // namespace loom

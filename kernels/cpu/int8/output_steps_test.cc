@@ -1,0 +1,100 @@
+// The lookup tables of output_steps.h against requantize.h's Requantize, the
+// function they are built from: at every interval end and its neighbours, at
+// the int32 extremes and at random accumulators, for stages of every kind
+// (scales far below and above 1, a zero multiplier, clamped ranges, extreme
+// zero points); then the vector path (RequantizeRow) against the scalar one.
+#include "kernels/cpu/int8/output_steps.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/int8/gemm_s8.h"
+#include "kernels/cpu/int8/linear_test_util.h"
+
+namespace loom {
+namespace int8 {
+namespace {
+
+constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+
+std::vector<requant::OutputStage> Stages() {
+  std::vector<requant::OutputStage> stages;
+  auto add = [&](double scale, int32_t zp, requant::Range range) {
+    requant::OutputStage s;
+    EXPECT_TRUE(requant::MakeOutputStage(1.f, static_cast<float>(scale), 1.f, zp, range, &s).ok()) << scale;
+    stages.push_back(s);
+  };
+  const requant::Range full;
+  requant::Range relu;
+  relu.min = 5;
+  requant::Range narrow;
+  narrow.min = -3;
+  narrow.max = 4;
+  for (double scale : {1e-9, 3.1e-6, 0.000123, 0.0071, 0.25, 0.5, 0.999, 1.0, 1.5, 3.7, 77.0, 4096.5, 1e6})
+    for (int32_t zp : {-128, -5, 0, 127}) add(scale, zp, full);
+  add(0.01, 5, relu);
+  add(3.0, 0, relu);
+  add(0.02, 0, narrow);
+  add(1e-12, 17, full);  // too small for any shift: multiplier 0, a constant
+  return stages;
+}
+
+TEST(OutputStepsTest, LookupIsRequantize) {
+  const std::vector<requant::OutputStage> stages = Stages();
+  OutputSteps steps;
+  steps.Build(stages);
+  std::mt19937 gen(1);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax);
+  for (size_t c = 0; c < stages.size(); ++c) {
+    SCOPED_TRACE(::testing::Message() << "stage " << c << ": multiplier " << stages[c].m.multiplier << " shift "
+                                      << stages[c].m.shift << " zero point " << stages[c].zero_point);
+    const int64_t ch = static_cast<int64_t>(c);
+    auto check = [&](int64_t acc) {
+      if (acc < kMin || acc > kMax) return;
+      const int32_t a = static_cast<int32_t>(acc);
+      ASSERT_EQ(steps.Lookup(ch, a), requant::Requantize(a, stages[c])) << "acc " << a;
+    };
+    check(kMin);
+    check(kMax);
+    for (int i = 0; i <= steps.top()[c]; ++i) {
+      const int64_t end = steps.bounds()[ch * OutputSteps::kStride + 1 + i];
+      for (int64_t d = -2; d <= 2; ++d) check(end + d);
+    }
+    for (int i = 0; i < 20000; ++i) check(any(gen));
+    for (int64_t acc = -3000; acc <= 3000; ++acc) check(acc);
+  }
+}
+
+TEST(OutputStepsTest, VectorPathMatchesScalar) {
+  const std::vector<requant::OutputStage> stages = Stages();
+  OutputSteps steps;
+  steps.Build(stages);
+  std::mt19937 gen(2);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax);
+  std::uniform_int_distribution<int32_t> near(-100000, 100000);
+  for (int64_t n : {1, 7, 8, 9, 33}) {
+    std::vector<int32_t> acc(static_cast<size_t>(n));
+    for (size_t i = 0; i < acc.size(); ++i) acc[i] = i % 3 == 0 ? any(gen) : near(gen);
+    acc[0] = kMax;
+    for (size_t c = 0; c < stages.size(); ++c) {
+      const int32_t bias = near(gen);
+      std::vector<int8_t> want(acc.size());
+      for (size_t i = 0; i < acc.size(); ++i)
+        want[i] = static_cast<int8_t>(requant::Requantize(linear_test::Wrap(int64_t{acc[i]} + bias), stages[c]));
+      linear_test::ForEachGemmImpl([&] {
+        std::vector<int8_t> got(acc.size());
+        RequantizeRow(steps, static_cast<int64_t>(c), acc.data(), bias, n, got.data());
+        EXPECT_EQ(got, want) << "stage " << c << " n=" << n;
+      });
+    }
+  }
+}
+
+}  // namespace
+}  // namespace int8
+}  // namespace loom
