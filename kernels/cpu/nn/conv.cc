@@ -145,22 +145,14 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
     return setup.Unsupported(std::string("dtype ") + DTypeName(dtype_) + " for X");
   if (w.dtype != dtype_)
     return setup.Invalid(std::string("W has dtype ") + DTypeName(w.dtype) + ", expected " + DTypeName(dtype_));
-  if (x.rank() < 3) return setup.Invalid("X has " + std::to_string(x.rank()) + " dims, expected at least 3");
-  if (w.rank() != x.rank())
-    return setup.Invalid("W has " + std::to_string(w.rank()) + " dims, expected " + std::to_string(x.rank()));
-  RETURN_IF_ERROR(ReadIntAttr(setup, "group", 1, &group_));
-  batch_ = x.shape[0];
-  in_channels_ = x.shape[1];
-  out_channels_ = w.shape[0];
-  if (group_ < 1) return setup.Invalid("group " + std::to_string(group_) + " < 1");
-  if (in_channels_ % group_ != 0 || out_channels_ % group_ != 0)
-    return setup.Invalid("channels (X: " + std::to_string(in_channels_) + ", W: " + std::to_string(out_channels_) +
-                         ") are not divisible by group " + std::to_string(group_));
-  cin_g_ = in_channels_ / group_;
-  cout_g_ = out_channels_ / group_;
-  if (w.shape[1] != cin_g_)
-    return setup.Invalid("W has " + std::to_string(w.shape[1]) + " input channels per group, expected " +
-                         std::to_string(cin_g_));
+  ConvChannels channels;
+  RETURN_IF_ERROR(ParseConvChannels(setup, x, w, "X", "W", &channels));
+  batch_ = channels.batch;
+  in_channels_ = channels.in;
+  out_channels_ = channels.out;
+  group_ = channels.group;
+  cin_g_ = channels.in_per_group;
+  cout_g_ = channels.out_per_group;
   if (setup.HasInput(2)) {
     const TensorInfo& b = setup.inputs[2];
     if (b.dtype != dtype_) return setup.Invalid(std::string("B has dtype ") + DTypeName(b.dtype));

@@ -107,5 +107,29 @@ Status ParseWindowGeometry(const KernelSetup& setup, const std::vector<int64_t>&
   return Status::Ok();
 }
 
+Status ParseConvChannels(const KernelSetup& setup, const TensorInfo& x, const TensorInfo& w, const char* x_name,
+                         const char* w_name, ConvChannels* out) {
+  const std::string X = x_name, W = w_name;
+  if (x.rank() < 3) return setup.Invalid(X + " has " + std::to_string(x.rank()) + " dims, expected at least 3");
+  if (w.rank() != x.rank())
+    return setup.Invalid(W + " has " + std::to_string(w.rank()) + " dims, expected " + std::to_string(x.rank()));
+  ConvChannels c;
+  RETURN_IF_ERROR(ReadIntAttr(setup, "group", 1, &c.group));
+  c.batch = x.shape[0];
+  c.in = x.shape[1];
+  c.out = w.shape[0];
+  if (c.group < 1) return setup.Invalid("group " + std::to_string(c.group) + " < 1");
+  if (c.in % c.group != 0 || c.out % c.group != 0)
+    return setup.Invalid("channels (" + X + ": " + std::to_string(c.in) + ", " + W + ": " + std::to_string(c.out) +
+                         ") are not divisible by group " + std::to_string(c.group));
+  c.in_per_group = c.in / c.group;
+  c.out_per_group = c.out / c.group;
+  if (w.shape[1] != c.in_per_group)
+    return setup.Invalid(W + " has " + std::to_string(w.shape[1]) + " input channels per group, expected " +
+                         std::to_string(c.in_per_group));
+  *out = c;
+  return Status::Ok();
+}
+
 }  // namespace nn
 }  // namespace loom

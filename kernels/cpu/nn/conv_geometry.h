@@ -51,5 +51,17 @@ Status ParseWindowGeometry(const KernelSetup& setup, const std::vector<int64_t>&
                            const std::vector<int64_t>* kernel_from_weights, const WindowOptions& options,
                            WindowGeometry* g);
 
+// The channel split of a Conv-like node: X [N, C, spatial...] and
+// W [M, C / group, kernel...] of equal rank >= 3.
+struct ConvChannels {
+  int64_t batch = 0, in = 0, out = 0, group = 1;
+  int64_t in_per_group = 0, out_per_group = 0;
+};
+
+// Checks the ranks, the `group` attribute and the channel counts; messages
+// name the tensors `x_name` and `w_name` ("X", "W").
+Status ParseConvChannels(const KernelSetup& setup, const TensorInfo& x, const TensorInfo& w, const char* x_name,
+                         const char* w_name, ConvChannels* out);
+
 }  // namespace nn
 }  // namespace loom

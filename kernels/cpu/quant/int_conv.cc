@@ -59,22 +59,14 @@ Status IntConv::Prepare(const KernelSetup& setup, const IntConvInputs& inputs, S
   RETURN_IF_ERROR(CheckInt8Operand(setup, in_.w, "w"));
   x_signed_ = x.dtype == DType::kInt8;
   w_signed_ = w.dtype == DType::kInt8;
-  if (x.rank() < 3) return setup.Invalid("x has " + std::to_string(x.rank()) + " dims, expected at least 3");
-  if (w.rank() != x.rank())
-    return setup.Invalid("w has " + std::to_string(w.rank()) + " dims, expected " + std::to_string(x.rank()));
-  RETURN_IF_ERROR(ReadIntAttr(setup, "group", 1, &group_));
-  batch_ = x.shape[0];
-  in_channels_ = x.shape[1];
-  out_channels_ = w.shape[0];
-  if (group_ < 1) return setup.Invalid("group " + std::to_string(group_) + " < 1");
-  if (in_channels_ % group_ != 0 || out_channels_ % group_ != 0)
-    return setup.Invalid("channels (x: " + std::to_string(in_channels_) + ", w: " + std::to_string(out_channels_) +
-                         ") are not divisible by group " + std::to_string(group_));
-  cin_g_ = in_channels_ / group_;
-  cout_g_ = out_channels_ / group_;
-  if (w.shape[1] != cin_g_)
-    return setup.Invalid("w has " + std::to_string(w.shape[1]) + " input channels per group, expected " +
-                         std::to_string(cin_g_));
+  nn::ConvChannels channels;
+  RETURN_IF_ERROR(nn::ParseConvChannels(setup, x, w, "x", "w", &channels));
+  batch_ = channels.batch;
+  in_channels_ = channels.in;
+  out_channels_ = channels.out;
+  group_ = channels.group;
+  cin_g_ = channels.in_per_group;
+  cout_g_ = channels.out_per_group;
 
   has_x_zp_ = setup.HasInput(in_.x_zero_point);
   if (has_x_zp_) {
