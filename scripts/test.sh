@@ -3,7 +3,7 @@
 # checkout:
 #   deps        scripts/install_deps.sh
 #   build       Release build in build/ (Ninja, -j2)
-#   unit, conformance, zoo, badinput   ctest labels in build/
+#   unit, conformance, zoo, zoo-int8, badinput   ctest labels in build/
 #   asan-build  AddressSanitizer + UBSan build in build-asan/
 #   asan-unit, asan-conformance, asan-badinput   the same labels (no zoo)
 #   cross       scripts/cross_build.sh aarch64 (if present)
@@ -66,11 +66,11 @@ ctest_label() {
 run_stage deps bash "$ROOT/scripts/install_deps.sh"
 
 if run_stage build configure_and_build "$BUILD" -DCMAKE_BUILD_TYPE=Release; then
-  for label in unit conformance zoo badinput; do
+  for label in unit conformance zoo zoo-int8 badinput; do
     run_stage "$label" ctest_label "$BUILD" "$label"
   done
 else
-  for label in unit conformance zoo badinput; do skip_stage "$label" "build failed" fail; done
+  for label in unit conformance zoo zoo-int8 badinput; do skip_stage "$label" "build failed" fail; done
 fi
 
 # -O1: sanitizer builds compile faster and keep useful stack traces.

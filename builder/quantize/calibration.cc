@@ -94,6 +94,14 @@ Status RangeCollector::CheckUsable() const {
   return Status::Ok();
 }
 
+int RangeCollector::QuantizedLevels(double t) const {
+  const ActivationRange r = ClipToObserved(t);
+  const double span = static_cast<double>(r.hi) - static_cast<double>(r.lo);
+  if (!(span > 0.0)) return kNumQuantizedBins;
+  const double levels = std::round(255.0 * t / span);
+  return static_cast<int>(std::min(255.0, std::max(static_cast<double>(kNumQuantizedBins), levels)));
+}
+
 ActivationRange RangeCollector::ClipToObserved(double t) const {
   ActivationRange r;
   r.lo = std::min(0.f, static_cast<float>(std::max(-t, static_cast<double>(min_))));
@@ -133,11 +141,23 @@ Status RangeCollector::EntropyRange(ActivationRange* out) const {
     *out = ActivationRange();
     return Status::Ok();
   }
-  int used = kNumBins;
-  while (used > 1 && bins_[used - 1] == 0) --used;
+  // Few samples spread over many bins make P mostly empty, and the divergence
+  // then favours a short threshold that clips real data (a squeeze-excitation
+  // tensor sees a few values per sample): merge bins until they average
+  // kMinSamplesPerBin, keeping at least kNumQuantizedBins.
+  int merge = 1;
+  while (kNumBins / (2 * merge) >= kNumQuantizedBins &&
+         static_cast<double>(finite_count_) / (kNumBins / merge) < kMinSamplesPerBin) {
+    merge *= 2;
+  }
+  const int num_bins = kNumBins / merge;
+  std::vector<double> bins(num_bins, 0.0);
+  for (int k = 0; k < kNumBins; ++k) bins[k / merge] += static_cast<double>(bins_[k]);
+  int used = num_bins;
+  while (used > 1 && bins[used - 1] == 0) --used;
+  bins.resize(used);
 
   // The zero spike (ReLU zeros, padding) would dominate every divergence.
-  std::vector<double> bins(bins_.begin(), bins_.begin() + used);
   if (used > 1) bins[0] = bins[1];
 
   double best_kl = std::numeric_limits<double>::infinity();
@@ -148,7 +168,7 @@ Status RangeCollector::EntropyRange(ActivationRange* out) const {
     for (int k = i; k < used; ++k) p[i - 1] += bins[k];
 
     q.assign(i, 0.0);
-    const int levels = std::min(kNumQuantizedBins, i);
+    const int levels = std::min(QuantizedLevels(i * (range_ / num_bins)), i);
     const int merged = i / levels;
     for (int j = 0; j < levels; ++j) {
       const int start = j * merged, stop = j == levels - 1 ? i : start + merged;
@@ -165,7 +185,7 @@ Status RangeCollector::EntropyRange(ActivationRange* out) const {
     const double kl = KlDivergence(p, q);
     if (kl <= best_kl) best_kl = kl, best_i = i;
   }
-  *out = ClipToObserved(best_i * (range_ / kNumBins));
+  *out = ClipToObserved(best_i * (range_ / num_bins));
   return Status::Ok();
 }
 

@@ -60,6 +60,7 @@ class RangeCollector {
  public:
   static constexpr int kNumBins = 2048;        // |x| histogram bins
   static constexpr int kNumQuantizedBins = 128;  // int8 levels on one side
+  static constexpr int kMinSamplesPerBin = 8;    // for the entropy histogram
 
   // Accumulates n samples. Never fails: non-finite samples are only counted.
   void Add(const float* data, size_t n);
@@ -73,18 +74,23 @@ class RangeCollector {
   // result [max(-t, min), min(t, max)] extended to contain 0.
   Status PercentileRange(double percentile, ActivationRange* out) const;
 
-  // TensorRT's entropy calibration on the |x| histogram, n = bins up to the
-  // last nonempty one, bin 0 replaced by bin 1 as TensorRT's calibration tool
+  // TensorRT's entropy calibration on the |x| histogram, first merged
+  // pairwise while its bins average fewer than kMinSamplesPerBin samples (down
+  // to kNumQuantizedBins bins, where the threshold is the max), n = bins up to
+  // the last nonempty one, bin 0 replaced by bin 1 as TensorRT's calibration tool
   // does (the spike of exact zeros after a ReLU would otherwise decide the
   // threshold). For each candidate i in [128, n] (fewer when n < 128):
   //   P = bins[0, i) with the count of bins[i, n) added to P[i-1];
-  //   Q = bins[0, i) (without the outliers) summed into 128 groups of i/128
+  //   Q = bins[0, i) (without the outliers) summed into L groups of i/L
   //       bins (the last group takes the remainder), each group's sum spread
   //       evenly over the group's bins where P is nonzero; Q = 0 where P = 0;
   //   P and Q smoothed as in the MXNet / ONNX Runtime reference: zero entries
   //       get eps = 1e-4, nonzero entries lose eps * zeros / nonzeros (a
   //       candidate whose Q would turn non-positive is skipped);
   //   KL(P || Q) of the normalized distributions.
+  //   L = QuantizedLevels(i * bin width), at most i: TensorRT's 128 for
+  //       data symmetric about 0, up to 255 for one-sided data, which the
+  //       asymmetric int8 grid covers with all its levels;
   // t = i * bin width for the i of least KL (the largest such i on ties);
   // result as for the percentile.
   Status EntropyRange(ActivationRange* out) const;
@@ -105,6 +111,10 @@ class RangeCollector {
   Status CheckUsable() const;
   // Doubles range_ until it covers max_abs, merging bins pairwise.
   void Widen(double max_abs);
+  // Int8 steps covering |x| in [0, t] once t is applied: 255 for one-sided
+  // data (the asymmetric grid spends every level on [0, t]), 128 for data
+  // symmetric about 0, in between otherwise.
+  int QuantizedLevels(double t) const;
   // Symmetric |x| threshold t applied to the observed [min, max].
   ActivationRange ClipToObserved(double t) const;
 

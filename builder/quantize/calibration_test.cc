@@ -145,6 +145,25 @@ TEST(CalibrationTest, EntropyOnUniformIsCloseToTheMax) {
   EXPECT_LE(r.hi, MaxAbs(v));
 }
 
+TEST(CalibrationTest, EntropyOnFewSamplesDoesNotClipTheData) {
+  // 1024 Gaussian samples (a squeeze-excitation tensor over 32 inputs): on
+  // 2048 bins most of P is empty and the divergence would pick a threshold
+  // near 128 bins, clipping most of the data. The merged histogram has 128
+  // bins, so the threshold is the max.
+  const std::vector<float> v = Gaussian(1024, 1.f);
+  ActivationRange r, mm;
+  const RangeCollector c = Collect(v);
+  ASSERT_TRUE(c.EntropyRange(&r).ok());
+  ASSERT_TRUE(c.MinMaxRange(&mm).ok());
+  EXPECT_FLOAT_EQ(std::max(-r.lo, r.hi), std::max(-mm.lo, mm.hi));
+  // With 16 samples per bin of the full histogram, nothing is merged and the
+  // tail is clipped as before.
+  const std::vector<float> w = Gaussian(16 * RangeCollector::kNumBins, 1.f);
+  ASSERT_TRUE(Collect(w).EntropyRange(&r).ok());
+  EXPECT_LT(r.hi, MaxAbs(w));
+  EXPECT_GT(r.hi, 2.5f);
+}
+
 TEST(CalibrationTest, WideningMergesBinsPairwise) {
   RangeCollector c;
   const std::vector<float> a = {0.f, 1.f}, b = {3.f};

@@ -1,6 +1,7 @@
 // `loom bench MODEL.plan [--threads N] [--iters K] [--warmup W] [--seed S] [--json]`
 // Binds seeded random inputs, runs W warm-up iterations, then times K runs
-// with steady_clock and reports min / median / p90 / p99 / mean in ms.
+// with steady_clock and reports min / median / p90 / p99 / mean in ms, and
+// the plan's arena and constants sizes.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -76,6 +77,8 @@ int Bench(const BenchOptions& o) {
         .NumberField("p99_ms", Percentile(sorted, 99))
         .NumberField("mean_ms", mean)
         .NumberField("max_ms", sorted.back())
+        .IntField("arena_bytes", static_cast<int64_t>(engine->info().arena_bytes))
+        .IntField("constants_bytes", static_cast<int64_t>(engine->info().constants_bytes))
         .EndObject();
     std::fputs(j.str().c_str(), stdout);
   } else {
@@ -84,6 +87,8 @@ int Bench(const BenchOptions& o) {
     std::printf("  min %s  median %s  p90 %s  p99 %s  mean %s\n", FormatMs(sorted.front()).c_str(),
                 FormatMs(median).c_str(), FormatMs(Percentile(sorted, 90)).c_str(),
                 FormatMs(Percentile(sorted, 99)).c_str(), FormatMs(mean).c_str());
+    std::printf("  arena %s  constants %s\n", FormatBytes(engine->info().arena_bytes).c_str(),
+                FormatBytes(engine->info().constants_bytes).c_str());
   }
   return 0;
 }
