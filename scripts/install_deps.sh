@@ -10,6 +10,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libflatbuffers-dev flatbuffers-compiler libspdlog-dev libcli11-dev libgtest-dev
   python3 python3-numpy python3-torch python3-torchvision python3-onnx python3-sklearn
+  verilator yosys tcl
 )
 
 missing=()

@@ -3,7 +3,8 @@
 # checkout:
 #   deps        scripts/install_deps.sh
 #   build       Release build in build/ (Ninja, -j2)
-#   unit, conformance, zoo, zoo-int8, badinput   ctest labels in build/
+#   unit, conformance, zoo, zoo-int8, hw, badinput   ctest labels in build/ (hw:
+#               the accelerator's RTL under Verilator)
 #   asan-build  AddressSanitizer + UBSan build in build-asan/
 #   asan-unit, asan-conformance, asan-badinput   the same labels (no zoo)
 #   cross       scripts/cross_build.sh aarch64 (if present)
@@ -66,16 +67,17 @@ ctest_label() {
 run_stage deps bash "$ROOT/scripts/install_deps.sh"
 
 if run_stage build configure_and_build "$BUILD" -DCMAKE_BUILD_TYPE=Release; then
-  for label in unit conformance zoo zoo-int8 badinput; do
+  for label in unit conformance zoo zoo-int8 hw badinput; do
     run_stage "$label" ctest_label "$BUILD" "$label"
   done
 else
-  for label in unit conformance zoo zoo-int8 badinput; do skip_stage "$label" "build failed" fail; done
+  for label in unit conformance zoo zoo-int8 hw badinput; do skip_stage "$label" "build failed" fail; done
 fi
 
-# -O1: sanitizer builds compile faster and keep useful stack traces.
+# -O1: sanitizer builds compile faster and keep useful stack traces. The RTL
+# tests run in the main build only (Verilated models are slow to compile).
 if run_stage asan-build configure_and_build "$ASAN_BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
-    -DLOOM_SANITIZE=ON; then
+    -DLOOM_SANITIZE=ON -DLOOM_HW=OFF; then
   for label in unit conformance badinput; do
     run_stage "asan-$label" ctest_label "$ASAN_BUILD" "$label"
   done

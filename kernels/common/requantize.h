@@ -134,9 +134,16 @@ struct AddParams {
 Status MakeAddParams(float a_scale, int32_t a_zero_point, float b_scale, int32_t b_zero_point, float out_scale,
                      int32_t out_zero_point, Range range, AddParams* out);
 
+// One input of an Add before the output stage: (q - zero_point) shifted left
+// by kAddLeftShift and scaled by its multiplier. The accelerator's ADD writes
+// the sum of two of these into its accumulators; STORE applies the output stage.
+inline int32_t ScaleAddInput(int32_t q, int32_t zero_point, Multiplier m) {
+  return MultiplyByQuantizedMultiplier((q - zero_point) * (1 << kAddLeftShift), m);
+}
+
 inline int32_t RequantizeAdd(int32_t qa, int32_t qb, const AddParams& p) {
-  const int32_t a = MultiplyByQuantizedMultiplier((qa - p.a_zero_point) * (1 << kAddLeftShift), p.a);
-  const int32_t b = MultiplyByQuantizedMultiplier((qb - p.b_zero_point) * (1 << kAddLeftShift), p.b);
+  const int32_t a = ScaleAddInput(qa, p.a_zero_point, p.a);
+  const int32_t b = ScaleAddInput(qb, p.b_zero_point, p.b);
   return Requantize(a + b, p.output);
 }
 

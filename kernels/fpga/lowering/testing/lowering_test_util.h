@@ -1,0 +1,148 @@
+// Test support for the lowering: random layers, references, and a bench that
+// runs a Program on the functional model under several schedule seeds and
+// compares the output with the reference bit for bit.
+//
+// The Conv reference, the NCHW <-> padded NHWC packing and the test-side
+// ConvLayer (ONNX layout, unfolded bias, per-channel stages) are the model's
+// (kernels/fpga/model/testing/model_test_util.h); Add and MaxPool references
+// are here (requant::RequantizeAdd, a naive max over the taps inside the image).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernels/fpga/lowering/lowering.h"
+#include "kernels/fpga/model/accel_model.h"
+#include "kernels/fpga/model/testing/model_test_util.h"
+
+namespace loom {
+namespace fpga {
+namespace lowering {
+namespace testing {
+
+// N = 8 with tiny buffers and queues, so small layers need many tiles, K
+// chunks, kernel-row runs, parameter reloads and full queues.
+const contract::AccelConfig& TinyConfig();
+
+// The configurations the randomized tests sweep: pynq_z2, kv260, TinyConfig().
+std::vector<const contract::AccelConfig*> TestConfigs();
+
+// 1 (or $LOOM_FPGA_LONG, e.g. 10, when set): how many times more random cases to run.
+int LongRunFactor();
+
+// Device memory whose four base slots point at separate areas, the model,
+// and tensors placed with guard bands that a run must not touch. Tensors are
+// placed first (Put, Reserve: offsets for the lowering); the memory is made,
+// sized to fit them and the command stream, when the program is loaded.
+class Bench {
+ public:
+  explicit Bench(const contract::AccelConfig& config) : config_(config) {}
+
+  // Places bytes in `slot`'s area (a 64-byte aligned, nonzero offset),
+  // followed by a guard band.
+  DramTensor Put(uint32_t slot, const std::vector<uint8_t>& bytes);
+  DramTensor Reserve(uint32_t slot, size_t bytes) { return Put(slot, std::vector<uint8_t>(bytes, 0)); }
+
+  // Makes the memory, writes everything placed, the program's images at
+  // `constants` and its commands (in slot 0).
+  void Load(const Program& program, const ConstantPlacement& constants);
+  void Load(const Program& program);  // no constant images (Add, MaxPool)
+
+  // After Load.
+  void Write(DramTensor at, const std::vector<uint8_t>& bytes);
+  std::vector<uint8_t> Get(DramTensor at, size_t bytes) const;
+  RunResult Run(uint64_t seed);
+  // Empty when every guard band is intact; else which one was overwritten.
+  std::string BrokenGuard() const;
+
+  const contract::AccelConfig& config() const { return config_; }
+
+ private:
+  uint64_t Address(DramTensor at) const { return memory_->base() + at.slot * bytes_per_slot_ + at.offset; }
+
+  const contract::AccelConfig& config_;
+  std::array<uint64_t, contract::kBaseSlots> next_{64, 64, 64, 64};  // next free offset per slot
+  std::vector<std::pair<DramTensor, std::vector<uint8_t>>> placed_;  // guard bands included
+  size_t bytes_per_slot_ = 0;
+  std::unique_ptr<DeviceMemory> memory_;
+  std::unique_ptr<AccelModel> model_;
+  uint64_t cmd_addr_ = 0;
+  uint32_t cmd_count_ = 0;
+};
+
+// ---- Conv / Gemm
+
+struct ConvCase {
+  fpga::testing::ConvLayer ref;  // the test's view: NCHW input, unfolded bias, stages
+  bool out_int32 = false;
+  bool out_unsigned = false;
+  std::string name;
+};
+
+// The lowering's view of a case: folded bias, shared zero point and range.
+ConvLayer ToLoweringLayer(const ConvCase& c);
+
+enum class ConvProfile {
+  kSmall,   // spatial ≤ 16, channels ≤ 48 (≤ 24 on TinyConfig), kernels 1..7
+  kMedium,  // spatial 20..48, channels ≤ 40, kernels 1..7: several tiles on pynq_z2 and kv260
+  kWide,   // up to 512 input or output channels, small spatial size
+  kGemm,   // 1 × M × K images, 1 × 1 kernels
+};
+// A random case that fits `config` (and the reference's int32 accumulator).
+ConvCase RandomConvCase(const contract::AccelConfig& config, ConvProfile profile, std::mt19937* rng);
+
+// Fills input, weights, bias and stages of a case whose shape is set:
+// activations and zero points of the case's dtype, per-channel multipliers
+// spread so that some outputs saturate, ReLU/ReLU6-like clamps sometimes.
+void RandomizeValues(ConvCase* c, std::mt19937* rng);
+
+// Lowers, runs under every seed and compares (also the padding channels,
+// the guard bands, the model's MAC and DMA counts and the token balance).
+::testing::AssertionResult RunConvCase(const contract::AccelConfig& config, const ConvCase& c,
+                                       const std::vector<uint64_t>& seeds, ProgramStats* stats = nullptr);
+
+// ---- Add / MaxPool
+
+struct AddCase {
+  AddLayer layer;
+  std::vector<int32_t> a, b;  // NCHW
+};
+AddCase RandomAddCase(const contract::AccelConfig& config, std::mt19937* rng);
+std::vector<int32_t> ReferenceAdd(const AddCase& c);
+::testing::AssertionResult RunAddCase(const contract::AccelConfig& config, const AddCase& c,
+                                      const std::vector<uint64_t>& seeds);
+
+struct MaxPoolCase {
+  MaxPoolLayer layer;
+  std::vector<int32_t> x;  // NCHW
+};
+MaxPoolCase RandomMaxPoolCase(const contract::AccelConfig& config, std::mt19937* rng);
+std::vector<int32_t> ReferenceMaxPool(const MaxPoolCase& c);
+::testing::AssertionResult RunMaxPoolCase(const contract::AccelConfig& config, const MaxPoolCase& c,
+                                          const std::vector<uint64_t>& seeds);
+
+// ---- timing
+
+// A coarse cycle estimate of a stream, for judging tile choices (not the
+// RTL's timing): units run their queues in order and wait for tokens (FIFO
+// order); LOAD_* and STORE move axi_data_bits per cycle after a 64-cycle
+// latency, STORE also requantizes requant_lanes values per cycle; CONV takes
+// oh · ow · cb_count · kh · kw cycles plus 2N for the array's fill; ADD one
+// cycle per row, MAXPOOL one per pixel and tap. Fetch is taken as free.
+struct CycleEstimate {
+  uint64_t cycles = 0;
+  uint64_t compute_busy = 0;  // cycles the compute unit runs commands
+};
+CycleEstimate EstimateCycles(const contract::AccelConfig& config, const std::vector<contract::Command>& commands);
+
+}  // namespace testing
+}  // namespace lowering
+}  // namespace fpga
+}  // namespace loom
