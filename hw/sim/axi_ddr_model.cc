@@ -24,6 +24,19 @@ std::string Format(const char* format, ...) {
 
 }  // namespace
 
+AxiDdrConfig RandomAxiDdrTiming(std::mt19937& rng) {
+  AxiDdrConfig config;
+  config.read_latency = 1 + rng() % 60;
+  config.write_latency = 1 + rng() % 60;
+  config.max_outstanding = 1 + rng() % 4;
+  config.arready_stall = (rng() % 4) * 0.15;
+  config.awready_stall = (rng() % 4) * 0.15;
+  config.wready_stall = (rng() % 4) * 0.15;
+  config.rvalid_gap = (rng() % 4) * 0.1;
+  config.seed = rng();
+  return config;
+}
+
 AxiDdrModel::AxiDdrModel(const AxiDdrConfig& config, const AxiMasterPins& pins, HostDeviceMemory& memory)
     : config_(config), pins_(pins), memory_(memory), rng_(config.seed) {}
 
@@ -71,7 +84,7 @@ AxiDdrModel::Burst AxiDdrModel::Accept(bool write, uint64_t addr, unsigned len, 
   if (addr / config_.boundary != (addr + bytes - 1) / config_.boundary)
     Violation(Format("%s 0x%llx: %u beats cross a %u-byte boundary", ch, a, b.beats, config_.boundary));
   if (!memory_.device().Contains(addr, bytes)) {
-    Violation(Format("%s 0x%llx: %u beats outside device memory", ch, a, b.beats));
+    if (config_.outside_is_violation) Violation(Format("%s 0x%llx: %u beats outside device memory", ch, a, b.beats));
     b.resp = kDecerr;
   } else if (addr < config_.slverr_end && addr + bytes > config_.slverr_begin) {
     b.resp = kSlverr;

@@ -23,7 +23,8 @@
 // burst's last beat, WSTRB all ones (require_full_strobes), and the AXI
 // stability rule (a valid channel keeps valid and its payload until ready).
 // Each violation is recorded as a message naming the cycle, channel and
-// address; tests assert that violations() is empty.
+// address; tests assert that violations() is empty. (Outside memory is
+// also a DECERR; outside_is_violation = false leaves it at that.)
 // Error injection: bursts touching [slverr_begin, slverr_end) answer SLVERR
 // (writes to it are dropped).
 #pragma once
@@ -55,10 +56,17 @@ struct AxiDdrConfig {
   unsigned max_burst_beats = 16;  // the checks: AXI3-compatible bursts
   unsigned boundary = 4096;       // no burst crosses a multiple of this
   bool require_full_strobes = true;
+  bool outside_is_violation = true;  // false: a burst outside memory only gets DECERR (a device
+                                     // test's bad stream), not a recorded violation
   uint64_t slverr_begin = 0;      // bursts touching [slverr_begin, slverr_end) get SLVERR
   uint64_t slverr_end = 0;
   bool record_bursts = false;     // keep every accepted burst in bursts()
 };
+
+// Random timing for stress tests: read and write latency 1-60 cycles, 1-4
+// outstanding bursts, ARREADY, AWREADY and WREADY low 0-45 % and R gaps 0-30 %
+// of the cycles (in steps), and a seed for the model's own draws.
+AxiDdrConfig RandomAxiDdrTiming(std::mt19937& rng);
 
 struct AxiDdrStats {
   uint64_t cycles = 0;
@@ -87,6 +95,9 @@ class AxiDdrModel : public ClockedComponent {
   void Reset();
   void Sample() override;
   void Drive() override;
+
+  // Restarts the random back-pressure (the ready stalls and R gaps) from seed.
+  void Reseed(uint32_t seed) { rng_.seed(seed); }
 
   void SetSlverrRange(uint64_t begin, uint64_t end) {
     config_.slverr_begin = begin;

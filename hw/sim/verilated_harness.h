@@ -1,6 +1,7 @@
-// VerilatedHarness: runs a Verilated top (ports clk and rst_n) cycle by cycle
-// with the simulation models attached to it (ClockedComponent), for gtest
-// testbenches.
+// VerilatedHarness: runs a Verilated top (ports clk and rst_n, or what
+// ClockPins names) cycle by cycle with the simulation models attached to it
+// (ClockedComponent), for gtest testbenches: a VerilatedSim with a test's
+// trace policy.
 //
 // Waveforms: with LOOM_HW_TRACE=/path/run.fst in the environment, every
 // harness records an FST trace to /path/run.<Suite>.<Test>.<n>.fst and keeps
@@ -18,102 +19,51 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <string>
-#include <vector>
 
-#include "hw/sim/clocked_component.h"
-#include "verilated.h"
-#include "verilated_fst_c.h"
+#include "hw/sim/verilated_sim.h"
 
 namespace loom {
 namespace hw_sim {
 
-template <typename Top>
+template <typename Top, typename ClockPins = ClkRstPins>
 class VerilatedHarness {
  public:
-  VerilatedHarness() : context_(std::make_unique<VerilatedContext>()) {
-    const char* trace = std::getenv("LOOM_HW_TRACE");
-    if (trace != nullptr && *trace != '\0') {
-      trace_path_ = TracePath(trace);
-      context_->traceEverOn(true);
-    }
-    top_ = std::make_unique<Top>(context_.get(), "top");
-    if (!trace_path_.empty()) {
-      trace_ = std::make_unique<VerilatedFstC>();
-      top_->trace(trace_.get(), 99);
-      trace_->open(trace_path_.c_str());
-    }
-  }
+  VerilatedHarness() : sim_(TracePath()) {}
 
   ~VerilatedHarness() {
-    top_->final();
-    if (trace_ == nullptr) return;
-    trace_->close();
+    if (!sim_.tracing()) return;
     const char* keep = std::getenv("LOOM_HW_TRACE_KEEP");
-    if (::testing::Test::HasFailure() || (keep != nullptr && std::string(keep) == "1")) {
-      std::fprintf(stderr, "hw trace: %s\n", trace_path_.c_str());
-    } else {
-      std::remove(trace_path_.c_str());
-    }
+    const bool kept = ::testing::Test::HasFailure() || (keep != nullptr && std::string(keep) == "1");
+    sim_.CloseTrace(kept);
+    if (kept) std::fprintf(stderr, "hw trace: %s\n", sim_.trace_path().c_str());
   }
 
   VerilatedHarness(const VerilatedHarness&) = delete;
   VerilatedHarness& operator=(const VerilatedHarness&) = delete;
 
-  Top& top() { return *top_; }
-  uint64_t cycle() const { return cycle_; }
+  Top& top() { return sim_.top(); }
+  uint64_t cycle() const { return sim_.cycle(); }
 
   // Components are sampled and driven in the order added; they must outlive
   // the harness's last Tick.
-  void Add(ClockedComponent* component) { components_.push_back(component); }
+  void Add(ClockedComponent* component) { sim_.Add(component); }
 
-  // One clock cycle (ClockedComponent describes the phases). Inputs change
-  // at the falling edge in the trace.
-  void Tick() {
-    top_->clk = 0;
-    top_->eval();
-    Dump(0);
-    for (ClockedComponent* c : components_) c->Sample();
-    top_->clk = 1;
-    top_->eval();
-    Dump(5);
-    for (ClockedComponent* c : components_) c->Drive();
-    ++cycle_;
-  }
+  // One clock cycle (ClockedComponent describes the phases).
+  void Tick() { sim_.Tick(); }
 
-  // rst_n low for `cycles` cycles, then high.
-  void Reset(unsigned cycles = 4) {
-    top_->rst_n = 0;
-    for (unsigned i = 0; i < cycles; ++i) Tick();
-    top_->rst_n = 1;
-  }
+  // Reset low for `cycles` cycles, then high.
+  void Reset(unsigned cycles = 4) { sim_.Reset(cycles); }
 
  private:
-  static std::string TracePath(const std::string& base) {
-    static int serial = 0;
+  static std::string TracePath() {
+    const std::string base = TraceBaseFromEnv();
+    if (base.empty()) return "";
     const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = test != nullptr ? std::string(test->test_suite_name()) + "." + test->name() : "run";
-    for (char& ch : name) {
-      if (ch == '/') ch = '_';
-    }
-    const size_t dot = base.rfind('.');
-    const size_t slash = base.rfind('/');
-    const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-    const std::string stem = has_ext ? base.substr(0, dot) : base;
-    return stem + "." + name + "." + std::to_string(serial++) + ".fst";
+    return NumberedTracePath(base, test != nullptr ? std::string(test->test_suite_name()) + "." + test->name() : "run");
   }
 
-  void Dump(uint64_t offset) {
-    if (trace_ != nullptr) trace_->dump(cycle_ * 10 + offset);
-  }
-
-  std::unique_ptr<VerilatedContext> context_;
-  std::unique_ptr<Top> top_;
-  std::unique_ptr<VerilatedFstC> trace_;
-  std::string trace_path_;
-  std::vector<ClockedComponent*> components_;
-  uint64_t cycle_ = 0;
+  VerilatedSim<Top, ClockPins> sim_;
 };
 
 }  // namespace hw_sim

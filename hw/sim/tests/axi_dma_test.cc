@@ -370,15 +370,7 @@ TEST(AxiDma, RandomTraffic) {
   uint64_t cycles = 0, read_requests = 0, write_requests = 0, beats = 0;
   const auto start = std::chrono::steady_clock::now();
   for (int round = 0; round < 24; ++round) {
-    AxiDdrConfig config;
-    config.read_latency = 1 + rng() % 60;
-    config.write_latency = 1 + rng() % 60;
-    config.max_outstanding = 1 + rng() % 4;
-    config.arready_stall = (rng() % 4) * 0.15;
-    config.awready_stall = (rng() % 4) * 0.15;
-    config.wready_stall = (rng() % 4) * 0.15;
-    config.rvalid_gap = (rng() % 4) * 0.1;
-    config.seed = rng();
+    const AxiDdrConfig config = RandomAxiDdrTiming(rng);
     SCOPED_TRACE("round " + std::to_string(round) + ": latency " + std::to_string(config.read_latency) +
                  ", outstanding " + std::to_string(config.max_outstanding));
     Bench bench(config, round + 1);

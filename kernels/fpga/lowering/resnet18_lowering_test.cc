@@ -18,38 +18,7 @@ namespace {
 
 const contract::AccelConfig& Pynq() { return *contract::FindConfig("pynq_z2"); }
 
-struct ResNetConv {
-  const char* name;
-  int c_in, size, c_out, k, stride;  // square input size; pad = k / 2
-};
-
-constexpr ResNetConv kResNet18[] = {
-    {"conv1", 3, 224, 64, 7, 2},
-    {"layer1.0.conv1", 64, 56, 64, 3, 1},   {"layer1.0.conv2", 64, 56, 64, 3, 1},
-    {"layer1.1.conv1", 64, 56, 64, 3, 1},   {"layer1.1.conv2", 64, 56, 64, 3, 1},
-    {"layer2.0.conv1", 64, 56, 128, 3, 2},  {"layer2.0.conv2", 128, 28, 128, 3, 1},
-    {"layer2.0.downsample", 64, 56, 128, 1, 2},
-    {"layer2.1.conv1", 128, 28, 128, 3, 1}, {"layer2.1.conv2", 128, 28, 128, 3, 1},
-    {"layer3.0.conv1", 128, 28, 256, 3, 2}, {"layer3.0.conv2", 256, 14, 256, 3, 1},
-    {"layer3.0.downsample", 128, 28, 256, 1, 2},
-    {"layer3.1.conv1", 256, 14, 256, 3, 1}, {"layer3.1.conv2", 256, 14, 256, 3, 1},
-    {"layer4.0.conv1", 256, 14, 512, 3, 2}, {"layer4.0.conv2", 512, 7, 512, 3, 1},
-    {"layer4.0.downsample", 256, 14, 512, 1, 2},
-    {"layer4.1.conv1", 512, 7, 512, 3, 1},  {"layer4.1.conv2", 512, 7, 512, 3, 1},
-};
-
-testing::ConvCase CaseOf(const ResNetConv& r, std::mt19937* rng) {
-  testing::ConvCase c;
-  c.name = r.name;
-  c.ref.c_in = r.c_in;
-  c.ref.h = c.ref.w = r.size;
-  c.ref.c_out = r.c_out;
-  c.ref.kh = c.ref.kw = r.k;
-  c.ref.stride_y = c.ref.stride_x = r.stride;
-  c.ref.pad_top = c.ref.pad_bottom = c.ref.pad_left = c.ref.pad_right = r.k / 2;
-  testing::RandomizeValues(&c, rng);
-  return c;
-}
+using testing::ResNetConv;
 
 TEST(ResNet18LoweringTest, EveryConvLowersForPynqZ2) {
   const contract::AccelConfig& config = Pynq();
@@ -57,8 +26,8 @@ TEST(ResNet18LoweringTest, EveryConvLowersForPynqZ2) {
   std::printf("%-20s %-16s %8s %6s %4s %8s %7s %9s %9s %7s %8s\n", "layer", "shape", "tiles", "chunks", "res",
               "commands", "MMAC", "DMA rd KB", "DMA wr KB", "ideal %", "est %");
   uint64_t total_macs = 0, total_cycles = 0;
-  for (const ResNetConv& r : kResNet18) {
-    const testing::ConvCase c = CaseOf(r, &rng);
+  for (const ResNetConv& r : testing::ResNet18Convs()) {
+    const testing::ConvCase c = testing::ResNetConvCase(r, &rng);
     const ConvLayer layer = testing::ToLoweringLayer(c);
     Program program;
     const Status s = LowerConv(config, layer, {1, 0}, {2, 0}, {{3, 0}, {3, 8 << 20}}, &program);
@@ -95,9 +64,9 @@ TEST(ResNet18LoweringTest, EveryConvLowersForPynqZ2) {
 TEST(ResNet18LoweringTest, TwoLayersRunBitExact) {
   std::mt19937 rng(19);
   for (const char* name : {"layer3.0.conv1", "layer2.0.downsample"}) {
-    for (const ResNetConv& r : kResNet18) {
+    for (const ResNetConv& r : testing::ResNet18Convs()) {
       if (std::string(r.name) != name) continue;
-      EXPECT_TRUE(testing::RunConvCase(Pynq(), CaseOf(r, &rng), {0, 7}));
+      EXPECT_TRUE(testing::RunConvCase(Pynq(), testing::ResNetConvCase(r, &rng), {0, 7}));
     }
   }
 }

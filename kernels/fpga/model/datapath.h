@@ -64,6 +64,17 @@ class Datapath {
 
   const Counters& counters() const { return counters_; }
 
+  // Test only, for RTL testbenches (hw/sim/tests/load_store_test.cc): the
+  // input, weight and accumulator buffers, to compare with the hardware's
+  // and to preload them the way a testbench preloads the RTL's through its
+  // test ports. The model itself never needs this.
+  struct BuffersForTest {
+    std::vector<uint8_t>& inp;  // inp_rows x N bytes, row-major
+    std::vector<uint8_t>& wgt;  // wgt_rows x N bytes
+    std::vector<int32_t>& acc;  // acc_rows x N int32
+  };
+  BuffersForTest buffers_for_test() { return {inp_, wgt_, acc_}; }
+
  private:
   Fault LoadAct(const contract::LoadAct& op);
   Fault LoadWgt(const contract::LoadWgt& op);

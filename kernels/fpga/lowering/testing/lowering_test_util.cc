@@ -139,7 +139,39 @@ Window WindowOf(const fpga::testing::ConvLayer& r) {
           u(r.dilation_x), u(r.pad_top), u(r.pad_bottom), u(r.pad_left), u(r.pad_right)};
 }
 
+SecondDevice* second_device = nullptr;
+
+// The second device's run against the model's: error, command, DMA bytes and
+// every byte of memory.
+void ExpectSameRun(const RunResult& model, const DeviceMemory& model_memory, const RunResult& other,
+                   const DeviceMemory& other_memory) {
+  EXPECT_EQ(other.error, model.error) << "second device: " << contract::ErrorName(other.error) << " ("
+                                      << other.error_detail << "), model: " << contract::ErrorName(model.error)
+                                      << " (" << model.error_detail << ")";
+  EXPECT_EQ(other.error_cmd, model.error_cmd) << "model: " << model.error_detail;
+  if (model.ok() && other.ok()) {
+    EXPECT_EQ(other.bytes_read, model.bytes_read) << "DMA bytes read";
+    EXPECT_EQ(other.bytes_written, model.bytes_written) << "DMA bytes written";
+  }
+  const uint8_t* a = model_memory.data();
+  const uint8_t* b = other_memory.data();
+  std::ostringstream where;
+  size_t count = 0;
+  for (size_t i = 0; i < model_memory.size(); ++i) {
+    if (a[i] == b[i]) continue;
+    if (count++ < 8) {
+      where << " 0x" << std::hex << model_memory.base() + i << std::dec << " (model " << int{a[i]}
+            << ", second device " << int{b[i]} << ")";
+    }
+  }
+  if (count > 0) {
+    ADD_FAILURE() << "second device: " << count << " bytes of memory differ from the model's:" << where.str();
+  }
+}
+
 }  // namespace
+
+void SetSecondDevice(SecondDevice* device) { second_device = device; }
 
 const contract::AccelConfig& TinyConfig() {
   static const contract::AccelConfig config{"tiny_test", 8, 100, 64, 256, 256, 128, 64, 4, 4, 0};
@@ -206,9 +238,16 @@ RunResult Bench::Run(uint64_t seed) {
   for (uint32_t s = 0; s < contract::kBaseSlots; ++s) args.base[s] = memory_->base() + s * bytes_per_slot_;
   args.count = cmd_count_;
   args.schedule_seed = seed;
+  std::unique_ptr<DeviceMemory> second_memory;
+  if (second_device != nullptr) {
+    second_memory = std::make_unique<DeviceMemory>(memory_->size(), memory_->base());
+    std::copy(memory_->data(), memory_->data() + memory_->size(), second_memory->data());
+  }
   RunResult result;
   const Status status = model_->Run(args, &result);
   EXPECT_TRUE(status.ok()) << status.message();
+  if (second_device != nullptr) ExpectSameRun(result, *memory_, second_device->Run(args, second_memory.get()),
+                                              *second_memory);
   return result;
 }
 
@@ -500,6 +539,39 @@ std::vector<int32_t> ReferenceMaxPool(const MaxPoolCase& c) {
   return LowerAndCompare(
       &bench, l.name, [&](Program* program) { return LowerMaxPool(config, l, in, out, program); }, out, l.c, oh, ow,
       l.act_unsigned, ReferenceMaxPool(c), seeds);
+}
+
+// ---------------------------------------------------------------- ResNet-18
+
+const std::vector<ResNetConv>& ResNet18Convs() {
+  static const std::vector<ResNetConv> convs = {
+      {"conv1", 3, 224, 64, 7, 2},
+      {"layer1.0.conv1", 64, 56, 64, 3, 1},   {"layer1.0.conv2", 64, 56, 64, 3, 1},
+      {"layer1.1.conv1", 64, 56, 64, 3, 1},   {"layer1.1.conv2", 64, 56, 64, 3, 1},
+      {"layer2.0.conv1", 64, 56, 128, 3, 2},  {"layer2.0.conv2", 128, 28, 128, 3, 1},
+      {"layer2.0.downsample", 64, 56, 128, 1, 2},
+      {"layer2.1.conv1", 128, 28, 128, 3, 1}, {"layer2.1.conv2", 128, 28, 128, 3, 1},
+      {"layer3.0.conv1", 128, 28, 256, 3, 2}, {"layer3.0.conv2", 256, 14, 256, 3, 1},
+      {"layer3.0.downsample", 128, 28, 256, 1, 2},
+      {"layer3.1.conv1", 256, 14, 256, 3, 1}, {"layer3.1.conv2", 256, 14, 256, 3, 1},
+      {"layer4.0.conv1", 256, 14, 512, 3, 2}, {"layer4.0.conv2", 512, 7, 512, 3, 1},
+      {"layer4.0.downsample", 256, 14, 512, 1, 2},
+      {"layer4.1.conv1", 512, 7, 512, 3, 1},  {"layer4.1.conv2", 512, 7, 512, 3, 1},
+  };
+  return convs;
+}
+
+ConvCase ResNetConvCase(const ResNetConv& r, std::mt19937* rng) {
+  ConvCase c;
+  c.name = r.name;
+  c.ref.c_in = r.c_in;
+  c.ref.h = c.ref.w = r.size;
+  c.ref.c_out = r.c_out;
+  c.ref.kh = c.ref.kw = r.k;
+  c.ref.stride_y = c.ref.stride_x = r.stride;
+  c.ref.pad_top = c.ref.pad_bottom = c.ref.pad_left = c.ref.pad_right = r.k / 2;
+  RandomizeValues(&c, rng);
+  return c;
 }
 
 // ---------------------------------------------------------------- timing

@@ -37,6 +37,20 @@ std::vector<const contract::AccelConfig*> TestConfigs();
 // 1 (or $LOOM_FPGA_LONG, e.g. 10, when set): how many times more random cases to run.
 int LongRunFactor();
 
+// A second device that every Bench also runs each program on (e.g. the RTL
+// simulation, hw/sim/tests/rtl_device_test.cc): Run gets the same arguments
+// and a copy of the memory as it was before the model's run; the Bench
+// expects it to report the model's error and command and to leave the memory
+// byte for byte as the model left it (outputs, padding and guard bands), with
+// the same DMA byte counts.
+class SecondDevice {
+ public:
+  virtual ~SecondDevice() = default;
+  virtual RunResult Run(const RunArgs& args, DeviceMemory* memory) = 0;
+};
+// Installs `device` for every Bench::Run while set; nullptr: the model alone.
+void SetSecondDevice(SecondDevice* device);
+
 // Device memory whose four base slots point at separate areas, the model,
 // and tensors placed with guard bands that a run must not touch. Tensors are
 // placed first (Put, Reserve: offsets for the lowering); the memory is made,
@@ -127,6 +141,17 @@ MaxPoolCase RandomMaxPoolCase(const contract::AccelConfig& config, std::mt19937*
 std::vector<int32_t> ReferenceMaxPool(const MaxPoolCase& c);
 ::testing::AssertionResult RunMaxPoolCase(const contract::AccelConfig& config, const MaxPoolCase& c,
                                           const std::vector<uint64_t>& seeds);
+
+// ---- ResNet-18
+
+struct ResNetConv {
+  const char* name;
+  int c_in, size, c_out, k, stride;  // square input size; pad = k / 2
+};
+// The 20 convolutions of ResNet-18 (224x224, batch 1), in network order.
+const std::vector<ResNetConv>& ResNet18Convs();
+// A case of that shape with random values.
+ConvCase ResNetConvCase(const ResNetConv& r, std::mt19937* rng);
 
 // ---- timing
 

@@ -1,0 +1,425 @@
+// The whole accelerator (RtlDevice: loom_accel_top Verilated, on the AXI DDR
+// model) against the functional model and the int64 references of the
+// lowering tests: randomized Conv, Gemm, Add and MaxPool layers lowered by
+// kernels/fpga/lowering run on both, and every byte of DRAM after the run
+// must match (outputs, padding channels, guard bands), as must the DMA byte
+// counts; the Bench compares the model with the reference. Bad streams must
+// end with the model's ERROR and ERROR_CMD, ap_done and no hang.
+//
+// Suites: RtlDevice* run in CI (ctest hw.rtl_device, small sizes);
+// RtlDeviceLong* (ctest hw.rtl_device_long, label hw-long) run thousands of
+// layers (scaled by $LOOM_FPGA_LONG) and the ResNet-18 convolutions at
+// 224x224 with per-layer cycles and utilization.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hw/sim/host_device_memory.h"
+#include "hw/sim/rtl_device.h"
+#include "kernels/fpga/lowering/lowering.h"
+#include "kernels/fpga/lowering/testing/lowering_test_util.h"
+#include "kernels/fpga/model/little_endian.h"
+#include "kernels/fpga/model/testing/model_test_util.h"
+
+namespace loom {
+namespace hw_sim {
+namespace {
+
+namespace c = fpga::contract;
+namespace lt = fpga::lowering::testing;
+using fpga::DeviceMemory;
+using fpga::RunArgs;
+using fpga::RunResult;
+
+const c::AccelConfig& Pynq() { return *c::FindConfig("pynq_z2"); }
+
+// RtlDevice as the Bench's second device. Each run gets a fresh device on a
+// memory of exactly the Bench's size and base (so an access outside it is a
+// bus error on both), with AXI back-pressure chosen and seeded by the run's
+// schedule seed. Counts runs and simulated cycles for the speed report.
+class RtlSecondDevice : public lt::SecondDevice {
+ public:
+  struct RunRecord {
+    RtlCounters counters;
+    uint64_t cycles_simulated = 0;
+    double seconds = 0;
+  };
+
+  ~RtlSecondDevice() override { Release(); }
+
+  RunResult Run(const RunArgs& args, DeviceMemory* memory) override {
+    Release();
+    dram_ = std::make_unique<HostDeviceMemory>(memory->size(), memory->base());
+    std::copy(memory->data(), memory->data() + memory->size(), dram_->host().data());
+    EXPECT_TRUE(dram_->SyncToDevice(memory->base(), memory->size()).ok());
+    // Back-pressure by seed: none, light, heavy.
+    static constexpr double kStall[] = {0.0, 0.05, 0.3};
+    RtlDeviceOptions options;
+    options.ddr.arready_stall = options.ddr.awready_stall = kStall[args.schedule_seed % 3];
+    options.ddr.wready_stall = options.ddr.rvalid_gap = kStall[args.schedule_seed % 3];
+    options.trace_name = TraceName();
+    device_ = std::make_unique<RtlDevice>(Pynq(), dram_.get(), options);
+    RunResult result;
+    const auto start = std::chrono::steady_clock::now();
+    const Status status = device_->status().ok() ? device_->Run(args, &result) : device_->status();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(status.ok()) << status.message();
+    EXPECT_TRUE(dram_->SyncFromDevice(memory->base(), memory->size()).ok());
+    std::copy(dram_->host().data(), dram_->host().data() + memory->size(), memory->data());
+    last_ = {device_->counters(), device_->simulated_cycles(), seconds};
+    ++runs_;
+    cycles_ += last_.cycles_simulated;
+    seconds_ += seconds;
+    return result;
+  }
+
+  const RunRecord& last() const { return last_; }
+  int runs() const { return runs_; }
+  uint64_t cycles() const { return cycles_; }
+  double seconds() const { return seconds_; }
+
+ private:
+  static std::string TraceName() {
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    return test != nullptr ? std::string(test->test_suite_name()) + "." + test->name() : "rtl_device";
+  }
+
+  // Ends the last run's device, keeping its trace (with LOOM_HW_TRACE) if the
+  // test has failed by now: the Bench compares the memory after Run returns.
+  void Release() {
+    if (device_ != nullptr && ::testing::Test::HasFailure()) device_->KeepTrace();
+    device_.reset();
+    dram_.reset();
+  }
+
+  std::unique_ptr<HostDeviceMemory> dram_;
+  std::unique_ptr<RtlDevice> device_;
+  RunRecord last_;
+  int runs_ = 0;
+  uint64_t cycles_ = 0;
+  double seconds_ = 0;
+};
+
+// Installs an RtlSecondDevice for the test; at the end prints the layers
+// that matched and the simulation speed.
+class RtlDeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { lt::SetSecondDevice(&rtl_); }
+  void TearDown() override {
+    lt::SetSecondDevice(nullptr);
+    if (layers_ > 0 && !HasFailure())
+      std::printf("%d layers bit-identical: model = RTL = reference\n", layers_);
+    if (rtl_.runs() > 0) {
+      std::printf("RTL: %d runs, %.2f M cycles simulated in %.1f s: %.2f M cycles/s (Verilator %s)\n", rtl_.runs(),
+                  rtl_.cycles() / 1e6, rtl_.seconds(), rtl_.cycles() / 1e6 / rtl_.seconds(),
+                  RtlDevice::VerilatorFlags());
+    }
+  }
+
+  // One seed per layer: the RTL simulation is slow, the model's seed sweep is
+  // the lowering tests' job. A nonzero seed varies the AXI back-pressure.
+  void ExpectConv(const lt::ConvCase& c, uint64_t seed) {
+    EXPECT_TRUE(lt::RunConvCase(Pynq(), c, {seed}));
+    ++layers_;
+  }
+
+  RtlSecondDevice rtl_;
+  int layers_ = 0;
+};
+
+// A Conv case of a given shape with random values.
+lt::ConvCase ConvOf(int c_in, int h, int w, int c_out, int k, int stride, int pad, bool act_unsigned,
+                    std::mt19937* rng) {
+  lt::ConvCase c;
+  fpga::testing::ConvLayer& l = c.ref;
+  l.c_in = c_in;
+  l.h = h;
+  l.w = w;
+  l.c_out = c_out;
+  l.kh = l.kw = k;
+  l.stride_y = l.stride_x = stride;
+  l.pad_top = l.pad_bottom = l.pad_left = l.pad_right = pad;
+  l.act_unsigned = act_unsigned;
+  c.out_unsigned = act_unsigned;
+  c.name = std::to_string(c_in) + "x" + std::to_string(h) + "x" + std::to_string(w) + " -> " + std::to_string(c_out) +
+           " k" + std::to_string(k) + " s" + std::to_string(stride) + " p" + std::to_string(pad);
+  lt::RandomizeValues(&c, rng);
+  return c;
+}
+
+TEST_F(RtlDeviceTest, OneConvBitExact) {
+  std::mt19937 rng(1);
+  ExpectConv(ConvOf(24, 10, 9, 20, 3, 1, 1, false, &rng), 0);
+  // The counters: every unit worked, within the run.
+  const RtlCounters& k = rtl_.last().counters;
+  EXPECT_GT(k.cycles, 0u);
+  for (uint64_t busy : {k.load_busy, k.compute_busy, k.store_busy}) {
+    EXPECT_GT(busy, 0u);
+    EXPECT_LE(busy, k.cycles);
+  }
+  EXPECT_LE(k.compute_stall, k.cycles);
+  EXPECT_GT(k.dma_read_bytes, 0u);
+  EXPECT_GT(k.dma_write_bytes, 0u);
+}
+
+// kSmall: spatial <= 16, channels <= 48, kernels 1..7, strides 1..3,
+// dilation, padding, int8/uint8, int32 outputs sometimes.
+TEST_F(RtlDeviceTest, RandomConvs) {
+  std::mt19937 rng(2);
+  for (int i = 0; i < 150; ++i) {
+    const lt::ConvCase c = lt::RandomConvCase(Pynq(), lt::ConvProfile::kSmall, &rng);
+    SCOPED_TRACE(c.name);
+    ExpectConv(c, i + 1);
+  }
+}
+
+// 64..128 channels, several tiles, K split into chunks, weights not resident,
+// parameters reloaded per block (kWide: up to 512 channels).
+TEST_F(RtlDeviceTest, WideAndTiledConvs) {
+  std::mt19937 rng(3);
+  ExpectConv(ConvOf(64, 12, 12, 64, 3, 1, 1, false, &rng), 1);
+  ExpectConv(ConvOf(100, 9, 11, 72, 3, 2, 1, true, &rng), 2);
+  ExpectConv(ConvOf(128, 7, 7, 128, 1, 1, 0, false, &rng), 3);
+  ExpectConv(ConvOf(72, 10, 9, 112, 3, 1, 0, true, &rng), 4);
+  ExpectConv(ConvOf(3, 40, 40, 24, 7, 2, 3, true, &rng), 5);  // a stem: 3 channels padded to N
+  for (int i = 0; i < 6; ++i) {
+    const lt::ConvCase medium = lt::RandomConvCase(Pynq(), lt::ConvProfile::kMedium, &rng);
+    SCOPED_TRACE(medium.name);
+    ExpectConv(medium, 10 + i);
+    const lt::ConvCase wide = lt::RandomConvCase(Pynq(), lt::ConvProfile::kWide, &rng);
+    SCOPED_TRACE(wide.name);
+    ExpectConv(wide, 20 + i);
+  }
+}
+
+TEST_F(RtlDeviceTest, RandomGemms) {
+  std::mt19937 rng(4);
+  for (int i = 0; i < 20; ++i) {
+    const lt::ConvCase c = lt::RandomConvCase(Pynq(), lt::ConvProfile::kGemm, &rng);
+    SCOPED_TRACE(c.name);
+    ExpectConv(c, i + 1);
+  }
+}
+
+TEST_F(RtlDeviceTest, RandomAddsAndMaxPools) {
+  std::mt19937 rng(5);
+  for (int i = 0; i < 30; ++i) {
+    const lt::AddCase add = lt::RandomAddCase(Pynq(), &rng);
+    EXPECT_TRUE(lt::RunAddCase(Pynq(), add, {uint64_t(i) + 1})) << add.layer.name;
+    const lt::MaxPoolCase pool = lt::RandomMaxPoolCase(Pynq(), &rng);
+    EXPECT_TRUE(lt::RunMaxPoolCase(Pynq(), pool, {uint64_t(i) + 1})) << pool.layer.name;
+    layers_ += 2;
+  }
+}
+
+// ---------------------------------------------------------------- bad streams
+
+// A stream on the model's harness memory, run on the model and on the RTL
+// with a copy of the memory: the same ERROR and ERROR_CMD, and done.
+class RtlDeviceErrorTest : public ::testing::Test {
+ protected:
+  void ExpectSameError(c::ErrorCode code, uint32_t index, uint64_t cmd_addr_offset = 0) {
+    uint64_t cmd_addr = 0;
+    ASSERT_TRUE(fpga::WriteStream(s_, &m_.memory(), &cmd_addr).ok());
+    const RunArgs args = m_.Args(cmd_addr + cmd_addr_offset, static_cast<uint32_t>(s_.size()));
+    DeviceMemory copy(m_.memory().size(), m_.memory().base());
+    std::copy(m_.memory().data(), m_.memory().data() + copy.size(), copy.data());
+    RunResult model;
+    ASSERT_TRUE(m_.model().Run(args, &model).ok());
+    EXPECT_EQ(model.error, code) << model.error_detail;
+    EXPECT_EQ(model.error_cmd, index) << model.error_detail;
+    const RunResult rtl = rtl_.Run(args, &copy);
+    EXPECT_EQ(rtl.error, model.error) << "RTL: " << rtl.error_detail << "; model: " << model.error_detail;
+    EXPECT_EQ(rtl.error_cmd, model.error_cmd) << "RTL: " << rtl.error_detail << "; model: " << model.error_detail;
+  }
+
+  void Good() {  // two good commands first
+    fpga::testing::Append(&s_, fpga::testing::TinyLoad(data_));
+    fpga::testing::Append(&s_, fpga::testing::TinyConv());
+  }
+
+  fpga::testing::ModelHarness m_{Pynq(), size_t{1} << 20};
+  const uint32_t data_ = m_.Reserve(64 * 1024);
+  std::vector<c::Command> s_;
+  RtlSecondDevice rtl_;
+};
+
+TEST_F(RtlDeviceErrorTest, UnknownOpcode) {
+  for (uint64_t opcode : {0, 8, 15}) {
+    s_.clear();
+    Good();
+    c::Command bad{};
+    c::SetBits(bad, c::kOpcodeField.lsb, c::kOpcodeField.width, opcode);
+    s_.push_back(bad);
+    fpga::testing::Append(&s_, fpga::testing::TinyConv());
+    ExpectSameError(c::ErrorCode::kBadOpcode, 2);
+  }
+}
+
+TEST_F(RtlDeviceErrorTest, FlagTowardAMissingNeighbour) {
+  Good();
+  c::Store store = fpga::testing::TinyStore(data_);
+  store.deps.push_next = true;
+  fpga::testing::Append(&s_, store);
+  ExpectSameError(c::ErrorCode::kBadTokens, 2);
+}
+
+TEST_F(RtlDeviceErrorTest, MisalignedAddresses) {
+  Good();
+  fpga::testing::Append(&s_, fpga::testing::TinyLoad(data_ + 4));
+  ExpectSameError(c::ErrorCode::kMisaligned, 2);
+  // The command stream itself: command 0, also when it is empty.
+  s_.clear();
+  Good();
+  ExpectSameError(c::ErrorCode::kMisaligned, 0, 8);
+  s_.clear();
+  ExpectSameError(c::ErrorCode::kMisaligned, 0, 16);
+}
+
+TEST_F(RtlDeviceErrorTest, TokenDeadlock) {
+  // CONV waits for a load->compute token no load pushes; the load behind it
+  // can run, the store waits for the CONV's.
+  c::Conv conv = fpga::testing::TinyConv();
+  conv.deps.pop_prev = true;
+  conv.deps.push_next = true;
+  fpga::testing::Append(&s_, conv);
+  fpga::testing::Append(&s_, fpga::testing::TinyLoad(data_));
+  c::Store store = fpga::testing::TinyStore(data_);
+  store.deps.pop_prev = true;
+  fpga::testing::Append(&s_, store);
+  ExpectSameError(c::ErrorCode::kDeadlock, 0);
+}
+
+TEST_F(RtlDeviceErrorTest, FullTokenFifoDeadlock) {
+  // queue_depth + 1 loads push load->compute tokens nobody takes: the last
+  // one cannot start (its push would overflow), then a CONV that pops from
+  // the store never gets its token.
+  for (uint32_t i = 0; i <= Pynq().queue_depth; ++i) {
+    c::LoadWgt load = fpga::testing::TinyLoad(data_);
+    load.deps.push_next = true;
+    fpga::testing::Append(&s_, load);
+  }
+  ExpectSameError(c::ErrorCode::kDeadlock, Pynq().queue_depth);
+}
+
+TEST_F(RtlDeviceErrorTest, SramRangeAndBadField) {
+  Good();
+  c::LoadWgt past = fpga::testing::TinyLoad(data_);
+  past.sram_row = Pynq().wgt_rows - 1;
+  past.rows = 2;
+  fpga::testing::Append(&s_, past);
+  ExpectSameError(c::ErrorCode::kSramRange, 2);
+  s_.clear();
+  Good();
+  c::LoadWgt none = fpga::testing::TinyLoad(data_);
+  none.rows = 0;
+  fpga::testing::Append(&s_, none);
+  ExpectSameError(c::ErrorCode::kBadField, 2);
+}
+
+// A read (load unit) and a write (store unit) outside the memory: DECERR.
+// (A command stream running past the memory's end is a bus error too, but
+// the RTL names the first command of the failing burst, the model the first
+// command outside.)
+TEST_F(RtlDeviceErrorTest, BusErrorOutsideMemory) {
+  const uint32_t outside = static_cast<uint32_t>(m_.memory().size()) + 4096;
+  Good();
+  fpga::testing::Append(&s_, fpga::testing::TinyLoad(outside));
+  ExpectSameError(c::ErrorCode::kBusError, 2);
+  s_.clear();
+  Good();
+  c::Store store = fpga::testing::TinyStore(outside);
+  fpga::testing::Append(&s_, store);
+  ExpectSameError(c::ErrorCode::kBusError, 2);
+}
+
+// The device itself: a configuration it was not built for, and a run cut
+// short by max_cycles, are failed Statuses, not hangs or device errors.
+TEST(RtlDeviceApiTest, OtherConfigurationIsUnsupported) {
+  HostDeviceMemory dram(1 << 16);
+  RtlDevice device(*c::FindConfig("kv260"), &dram);
+  EXPECT_EQ(device.status().code(), StatusCode::kUnsupported) << device.status().message();
+  RunResult result;
+  EXPECT_FALSE(device.Run(RunArgs(), &result).ok());
+}
+
+TEST(RtlDeviceApiTest, TimeoutIsAFailedStatus) {
+  fpga::testing::ModelHarness m(Pynq(), size_t{1} << 20);
+  const uint32_t data = m.Reserve(4096);
+  std::vector<c::Command> s;
+  fpga::testing::Append(&s, fpga::testing::TinyLoad(data));
+  uint64_t cmd_addr = 0;
+  ASSERT_TRUE(fpga::WriteStream(s, &m.memory(), &cmd_addr).ok());
+  HostDeviceMemory dram(m.memory().size(), m.memory().base());
+  std::copy(m.memory().data(), m.memory().data() + m.memory().size(), dram.host().data());
+  ASSERT_TRUE(dram.SyncToDevice(dram.base(), dram.size()).ok());
+  RtlDeviceOptions options;
+  options.max_cycles = 20;  // the store unit alone clears its parameters for longer
+  RtlDevice device(Pynq(), &dram, options);
+  ASSERT_TRUE(device.status().ok()) << device.status().message();
+  RunResult result;
+  const Status status = device.Run(m.Args(cmd_addr, 1), &result);
+  EXPECT_EQ(status.code(), StatusCode::kDeviceError);
+  EXPECT_NE(status.message().find("did not finish within 20 cycles"), std::string::npos) << status.message();
+}
+
+// ---------------------------------------------------------------- long runs (hw-long)
+
+TEST_F(RtlDeviceTest, LongRandomLayers) {
+  if (std::getenv("LOOM_FPGA_LONG") == nullptr) GTEST_SKIP() << "set LOOM_FPGA_LONG to run";
+  std::mt19937 rng(6);
+  const int rounds = 100 * lt::LongRunFactor();
+  for (int i = 0; i < rounds && !HasFailure(); ++i) {
+    const lt::ConvProfile profile = i % 5 == 4 ? lt::ConvProfile::kGemm
+                                    : i % 5 == 3 ? lt::ConvProfile::kMedium
+                                                 : lt::ConvProfile::kSmall;
+    const lt::ConvCase c = lt::RandomConvCase(Pynq(), profile, &rng);
+    SCOPED_TRACE(c.name);
+    ExpectConv(c, i + 1);
+    if (i % 4 == 0) {
+      const lt::AddCase add = lt::RandomAddCase(Pynq(), &rng);
+      EXPECT_TRUE(lt::RunAddCase(Pynq(), add, {uint64_t(i) + 1})) << add.layer.name;
+      const lt::MaxPoolCase pool = lt::RandomMaxPoolCase(Pynq(), &rng);
+      EXPECT_TRUE(lt::RunMaxPoolCase(Pynq(), pool, {uint64_t(i) + 1})) << pool.layer.name;
+      layers_ += 2;
+    }
+  }
+}
+
+// The ResNet-18 convolutions at 224x224: RTL cycles per layer, utilization = MACs /
+// (N² · cycles), and the time at the configuration's clock.
+TEST_F(RtlDeviceTest, LongResNet18Convs) {
+  if (std::getenv("LOOM_FPGA_LONG") == nullptr) GTEST_SKIP() << "set LOOM_FPGA_LONG to run";
+  const c::AccelConfig& config = Pynq();
+  std::mt19937 rng(18);
+  const double n2 = double(config.n) * config.n;
+  uint64_t total_cycles = 0, rest_cycles = 0;
+  std::printf("%-20s %10s %10s %8s %10s %10s %10s %8s\n", "layer", "MMAC", "cycles", "util %", "load busy",
+              "compute", "store busy", "ms");
+  for (const lt::ResNetConv& r : lt::ResNet18Convs()) {
+    const lt::ConvCase c = lt::ResNetConvCase(r, &rng);
+    fpga::lowering::ProgramStats stats;
+    EXPECT_TRUE(lt::RunConvCase(config, c, {1}, &stats)) << r.name;
+    ++layers_;
+    const RtlCounters& k = rtl_.last().counters;
+    total_cycles += k.cycles;
+    if (&r != &lt::ResNet18Convs().front()) rest_cycles += k.cycles;
+    std::printf("%-20s %10.1f %10llu %8.1f %10llu %10llu %10llu %8.3f\n", r.name, stats.macs / 1e6,
+                static_cast<unsigned long long>(k.cycles), 100.0 * stats.macs / (n2 * k.cycles),
+                static_cast<unsigned long long>(k.load_busy), static_cast<unsigned long long>(k.compute_busy),
+                static_cast<unsigned long long>(k.store_busy), k.cycles / (config.clock_mhz * 1e3));
+    std::fflush(stdout);
+  }
+  std::printf("ResNet-18 convs: %.2f ms at %u MHz; without conv1 %.2f ms (goal <= 95 ms)\n",
+              total_cycles / (config.clock_mhz * 1e3), config.clock_mhz, rest_cycles / (config.clock_mhz * 1e3));
+}
+
+}  // namespace
+}  // namespace hw_sim
+}  // namespace loom
