@@ -1,5 +1,5 @@
-// Checks that the generated configuration include (gen_contract.py --sv) is
-// accepted by Verilator (--lint-only -Wall, ctest hw.contract_sv_lint) and
+// Checks that the contract include (hw/rtl/loom_accel_config.svh) is
+// accepted by Verilator (--lint-only -Wall, ctest hw.contract_sv_lint.<config>) and
 // yosys (read_verilog -sv; synth) when included, as every RTL module does,
 // inside the bodies of two modules of one compilation unit.
 `default_nettype none

@@ -9,6 +9,11 @@ This script validates it and turns it into
                              <cstddef> only, so the on-board engine can include it)
   --sv OUT.svh --config NAME SystemVerilog localparams for one configuration,
                              `include`d inside every RTL module body
+  --sv-all OUT.svh           every configuration in one include, chosen by
+                             `define LOOM_CONFIG_<NAME>` (default: the first);
+                             checked in as hw/rtl/loom_accel_config.svh so the
+                             RTL reads and lints without a build tree
+  --check-sv-all FILE        fails if FILE differs from --sv-all's output
   --markdown                 the field and register tables, on stdout
   --check-readme FILE        fails if FILE's generated tables are stale
   --update-readme FILE       rewrites them
@@ -412,6 +417,36 @@ def render_sv(contract, config_name):
     return "\n".join(out) + "\n"
 
 
+def config_macro(name):
+    return f"LOOM_CONFIG_{name.upper()}"
+
+
+def render_sv_all(contract):
+    """Every configuration's localparams, one selected by its define."""
+    names = list(contract["configs"])
+    out = [f"// {BANNER}",
+           "//",
+           "// Every accelerator configuration; `define " + " or ".join(config_macro(n) for n in names[1:]) +
+           " selects",
+           f"// another than the default, {names[0]}. Checked in beside the RTL so that tools",
+           "// find it without a build tree (yosys prefers an include beside the including",
+           "// file, so a build for another configuration must define its macro).",
+           ""]
+    for k, name in enumerate(names[1:] + names[:1]):
+        directive = "`else" if name == names[0] else ("`ifdef" if k == 0 else "`elsif") + f" {config_macro(name)}"
+        out.append(directive if len(names) > 1 else "")
+        out.append(render_sv(contract, name).rstrip("\n"))
+    if len(names) > 1:
+        out.append("`endif")
+    return "\n".join(out) + "\n"
+
+
+def check_sv_all(contract, path):
+    with open(path, encoding="utf-8") as f:
+        if f.read() != render_sv_all(contract):
+            fail(f"{path}: out of date with accel.json; run hw/contract/gen_contract.py --sv-all {path}")
+
+
 # ---------------------------------------------------------------- Markdown
 
 def md_cell(text):
@@ -484,6 +519,8 @@ def main(argv):
     parser.add_argument("--cpp", metavar="OUT.h", help="write the C++ header")
     parser.add_argument("--sv", metavar="OUT.svh", help="write the SystemVerilog include of --config")
     parser.add_argument("--config", help="configuration for --sv")
+    parser.add_argument("--sv-all", metavar="OUT.svh", help="write every configuration's include, chosen by define")
+    parser.add_argument("--check-sv-all", metavar="FILE", help="fail if FILE differs from --sv-all's output")
     parser.add_argument("--markdown", action="store_true", help="print the field and register tables")
     parser.add_argument("--check-readme", metavar="FILE", help="fail if FILE's contract tables are stale")
     parser.add_argument("--update-readme", metavar="FILE", help="rewrite FILE's contract tables")
@@ -500,6 +537,10 @@ def main(argv):
             write(args.cpp, render_cpp(contract))
         if args.sv:
             write(args.sv, render_sv(contract, args.config))
+        if args.sv_all:
+            write(args.sv_all, render_sv_all(contract))
+        if args.check_sv_all:
+            check_sv_all(contract, args.check_sv_all)
         if args.markdown:
             sys.stdout.write(render_markdown(contract))
         if args.list_configs:

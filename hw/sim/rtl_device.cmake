@@ -20,7 +20,6 @@ add_library(loom_hw_accel_top_model STATIC)
 loom_hw_forget_stale_verilate(loom_hw_accel_top_model Vloom_accel_top)
 verilate(loom_hw_accel_top_model TRACE_FST SOURCES ${PROJECT_SOURCE_DIR}/hw/rtl/loom_accel_top.sv
          TOP_MODULE loom_accel_top PREFIX Vloom_accel_top VERILATOR_ARGS ${LOOM_HW_RTL_DEVICE_VERILATOR_ARGS})
-add_dependencies(loom_hw_accel_top_model loom_hw_contract_sv)
 loom_hw_use_shared_runtime(loom_hw_accel_top_model)
 
 add_library(loom_hw_rtl_device STATIC rtl_device.cc)

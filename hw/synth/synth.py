@@ -4,8 +4,8 @@
   synth.py [--config pynq_z2|kv260] [--top MODULE] [--param NAME=VALUE ...]
            [--out DIR] [--json FILE] [--enforce]
 
-Generates the config's loom_accel_config.svh (hw/contract/gen_contract.py),
-reads every hw/rtl/*.sv, runs `synth_xilinx -flatten` for the config's
+Reads every hw/rtl/*.sv with the config's define (LOOM_CONFIG_<NAME>, which
+selects its part of hw/rtl/loom_accel_config.svh), runs `synth_xilinx -flatten` for the config's
 family (xc7 for the XC7Z020 of the PYNQ-Z2, xcup for the ZU5EV of the
 KV260) and prints DSP, BRAM36-equivalent, LUT and FF counts against the
 device's budget. Exits non-zero when yosys fails, and with --enforce also
@@ -54,15 +54,13 @@ def main():
 
     dev = DEVICES[args.config]
     out = os.path.join(os.path.abspath(args.out), args.config)
-    include = os.path.join(out, "include")
-    os.makedirs(include, exist_ok=True)
-    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "hw", "contract", "gen_contract.py"), "--sv",
-                    os.path.join(include, "loom_accel_config.svh"), "--config", args.config], check=True)
+    os.makedirs(out, exist_ok=True)
     rtl = sorted(os.path.join(ROOT, "hw", "rtl", f) for f in os.listdir(os.path.join(ROOT, "hw", "rtl"))
                  if f.endswith(".sv"))
     stat_file = os.path.join(out, f"{args.top}.stat.json")
     chparams = "".join(f"chparam -set {p.split('=', 1)[0]} {p.split('=', 1)[1]} {args.top}; " for p in args.param)
-    script = (f"read_verilog -sv -I{include} {' '.join(rtl)}; {chparams}"
+    # hw/rtl/loom_accel_config.svh holds every configuration; the define picks one.
+    script = (f"read_verilog -sv -DLOOM_CONFIG_{args.config.upper()} {' '.join(rtl)}; {chparams}"
               f"synth_xilinx -flatten -family {dev['family']} -top {args.top}; "
               f"tee -q -o {stat_file} stat -json -top {args.top}")
     log = os.path.join(out, f"{args.top}.yosys.log")

@@ -1,19 +1,19 @@
 # Packages the accelerator as an XRT RTL kernel (.xo) for the KV260 (ZU5EV).
 #
 #   vivado -mode batch -source hw/board/kv260/package_xo.tcl \
-#          -tclargs REPO_DIR CONFIG_INCLUDE_DIR OUT.xo
+#          -tclargs REPO_DIR OUT.xo
 #
-# REPO_DIR is the Loom checkout; CONFIG_INCLUDE_DIR holds the kv260
-# loom_accel_config.svh that hw/contract/gen_contract.py generates (the build
-# tree's generated/hw/kv260). The kernel is `loom_accel` with XRT's
+# REPO_DIR is the Loom checkout. The define LOOM_CONFIG_KV260 selects the
+# kv260 part of hw/rtl/loom_accel_config.svh (generated from
+# hw/contract/accel.json, checked in). The kernel is `loom_accel` with XRT's
 # ap_ctrl_hs protocol; its argument registers follow hw/contract/accel.json
 # (kernel.xml beside this script; a test checks the two agree).
 
-if {[llength $argv] != 3} {
-  puts stderr "usage: vivado -mode batch -source package_xo.tcl -tclargs REPO_DIR CONFIG_INCLUDE_DIR OUT.xo"
+if {[llength $argv] != 2} {
+  puts stderr "usage: vivado -mode batch -source package_xo.tcl -tclargs REPO_DIR OUT.xo"
   exit 2
 }
-lassign $argv repo_dir config_dir xo_path
+lassign $argv repo_dir xo_path
 
 set kernel_name   loom_accel
 set part          xck26-sfvc784-2LV-c
@@ -28,9 +28,10 @@ create_project -force ${kernel_name}_pack [file join $work_dir project] -part $p
 
 add_files -norecurse [glob [file join $repo_dir hw rtl *.sv]]
 add_files -norecurse [file join $repo_dir hw board loom_accel.v]
-add_files -norecurse [file join $config_dir loom_accel_config.svh]
+add_files -norecurse [file join $repo_dir hw rtl loom_accel_config.svh]
 set_property file_type {Verilog Header} [get_files loom_accel_config.svh]
-set_property include_dirs [list $config_dir] [current_fileset]
+set_property include_dirs [list [file join $repo_dir hw rtl]] [current_fileset]
+set_property verilog_define {LOOM_CONFIG_KV260} [current_fileset]
 set_property generic "C_M_AXI_GMEM_DATA_WIDTH=$data_bits" [current_fileset]
 set_property top $kernel_name [current_fileset]
 update_compile_order -fileset sources_1

@@ -6,11 +6,9 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 OUT=$(mkdir -p "${1:-$ROOT/build-pynq-z2}" && cd "${1:-$ROOT/build-pynq-z2}" && pwd)
-for tool in vivado python3; do
+for tool in vivado; do
   command -v "$tool" >/dev/null || { echo "build.sh: error: $tool not on PATH" >&2; exit 1; }
 done
 
-mkdir -p "$OUT/include"
-python3 "$ROOT/hw/contract/gen_contract.py" --sv "$OUT/include/loom_accel_config.svh" --config pynq_z2
 vivado -mode batch -nojournal -log "$OUT/block_design.log" \
-  -source "$ROOT/hw/board/pynq_z2/block_design.tcl" -tclargs "$ROOT" "$OUT/include" "$OUT"
+  -source "$ROOT/hw/board/pynq_z2/block_design.tcl" -tclargs "$ROOT" "$OUT"
