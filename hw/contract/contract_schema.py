@@ -14,6 +14,7 @@ CONFIG_KEYS = {
     "n": "array size: N x N MACs; buffer rows are N bytes (accumulator rows N int32)",
     "clock_mhz": "fabric clock",
     "axi_data_bits": "data width of the AXI master",
+    "dram_alignment": "bytes DRAM addresses and pitches are multiples of: one AXI beat (no narrow transfers)",
     "inp_rows": "input buffer depth, rows of N bytes",
     "wgt_rows": "weight buffer depth, rows of N bytes",
     "acc_rows": "accumulator depth, rows of N int32",
@@ -223,6 +224,11 @@ def validate_configs(configs):
             need_positive(config[key], f"config {name}: {key}")
         if config["n"] & (config["n"] - 1):
             fail(f"config {name}: n = {config['n']} is not a power of two")
+        # The DMA moves whole beats, and a channel block (N bytes) is the
+        # smallest pitch, so the alignment is one beat and divides N.
+        if config["dram_alignment"] * 8 != config["axi_data_bits"] or config["n"] % config["dram_alignment"]:
+            fail(f"config {name}: dram_alignment = {config['dram_alignment']} must be one AXI beat "
+                 f"({config['axi_data_bits']} bits) and divide n = {config['n']}")
         need(config.setdefault("description", ""), str, f"config {name}: description")
 
 

@@ -220,7 +220,7 @@ def cpp_configs(contract):
     out += [f"  uint32_t {key};  // {doc}" for key, doc in CONFIG_KEYS.items()]
     out += ["  uint32_t config_id;  // what the CONFIG_ID register reads", "};", ""]
     configs = contract["configs"]
-    out.append(f"constexpr std::array<AccelConfig, {len(configs)}> kConfigs = {{{{")
+    out.append(f"inline constexpr std::array<AccelConfig, {len(configs)}> kConfigs = {{{{")
     for name, config in configs.items():
         values = ", ".join(str(config[key]) for key in CONFIG_KEYS)
         out += [f"    // {config['description']}" if config["description"] else "    //",

@@ -90,6 +90,8 @@ class ValidationTest(unittest.TestCase):
         self.assert_rejected(lambda c: c["configs"]["kv260"].update(n=24),
                              "config kv260: n = 24 is not a power of two")
         self.assert_rejected(lambda c: c["configs"]["kv260"].pop("wgt_rows"), "missing ['wgt_rows']")
+        self.assert_rejected(lambda c: c["configs"]["kv260"].update(dram_alignment=8),
+                             "config kv260: dram_alignment = 8 must be one AXI beat (128 bits) and divide n = 32")
 
     def test_identical_configs(self):
         self.assert_rejected(lambda c: c["configs"].update(copy=dict(c["configs"]["kv260"])),

@@ -21,19 +21,19 @@
 localparam int N = 32;
 localparam int CLOCK_MHZ = 250;
 localparam int AXI_DATA_BITS = 128;
+localparam int DRAM_ALIGNMENT = 16;
 localparam int INP_ROWS = 4096;
 localparam int WGT_ROWS = 4096;
 localparam int ACC_ROWS = 2048;
 localparam int PARAM_ROWS = 1024;
 localparam int QUEUE_DEPTH = 16;
 localparam int REQUANT_LANES = 8;
-localparam logic [31:0] CONFIG_ID = 32'hB2907B6A;
+localparam logic [31:0] CONFIG_ID = 32'h6164E1AC;
 localparam logic [31:0] VERSION = 32'h00000001;
 
 // Memory
 localparam int ADDRESS_BITS = 64;
 localparam int BASE_SLOTS = 4;
-localparam int DRAM_ALIGNMENT = 8;
 localparam int MAX_BURST_BEATS = 16;
 localparam int BURST_BOUNDARY = 4096;
 localparam int PARAM_RECORD_BYTES = 16;
@@ -201,19 +201,19 @@ localparam logic [7:0] ERR_BUS_ERROR = 8'd7;
 localparam int N = 16;
 localparam int CLOCK_MHZ = 100;
 localparam int AXI_DATA_BITS = 64;
+localparam int DRAM_ALIGNMENT = 8;
 localparam int INP_ROWS = 4096;
 localparam int WGT_ROWS = 4096;
 localparam int ACC_ROWS = 2048;
 localparam int PARAM_ROWS = 1024;
 localparam int QUEUE_DEPTH = 16;
 localparam int REQUANT_LANES = 4;
-localparam logic [31:0] CONFIG_ID = 32'h0224F905;
+localparam logic [31:0] CONFIG_ID = 32'h0E3B8988;
 localparam logic [31:0] VERSION = 32'h00000001;
 
 // Memory
 localparam int ADDRESS_BITS = 64;
 localparam int BASE_SLOTS = 4;
-localparam int DRAM_ALIGNMENT = 8;
 localparam int MAX_BURST_BEATS = 16;
 localparam int BURST_BOUNDARY = 4096;
 localparam int PARAM_RECORD_BYTES = 16;

@@ -193,10 +193,10 @@ Status LowerConv(const contract::AccelConfig& config, const ConvLayer& layer, Dr
   const ActivationLayout in_layout = ActivationLayoutOf(config, layer.in_h, layer.in_w, layer.in_c);
   const ActivationLayout out_layout =
       ActivationLayoutOf(config, layer.OutH(), layer.OutW(), layer.out_c, layer.out_int32);
-  RETURN_IF_ERROR(CheckPlacement(label, "input", input, in_layout.bytes));
-  RETURN_IF_ERROR(CheckPlacement(label, "output", output, out_layout.bytes));
-  RETURN_IF_ERROR(CheckPlacement(label, "weight image", constants.weights, WeightImageBytes(config, layer)));
-  RETURN_IF_ERROR(CheckPlacement(label, "parameter image", constants.params, ParamImageBytes(config, layer)));
+  RETURN_IF_ERROR(CheckPlacement(config, label, "input", input, in_layout.bytes));
+  RETURN_IF_ERROR(CheckPlacement(config, label, "output", output, out_layout.bytes));
+  RETURN_IF_ERROR(CheckPlacement(config, label, "weight image", constants.weights, WeightImageBytes(config, layer)));
+  RETURN_IF_ERROR(CheckPlacement(config, label, "parameter image", constants.params, ParamImageBytes(config, layer)));
 
   TileGrid grid;
   RETURN_IF_ERROR(ChooseTileGrid(AxisWindow::Y(layer.window, layer.in_h), AxisWindow::X(layer.window, layer.in_w),

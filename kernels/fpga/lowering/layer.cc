@@ -105,13 +105,14 @@ ActivationLayout ActivationLayoutOf(const contract::AccelConfig& config, uint32_
   return layout;
 }
 
-Status CheckPlacement(const std::string& label, const char* what, DramTensor tensor, uint64_t bytes) {
-  if (tensor.slot >= contract::kBaseSlots || tensor.offset % contract::kDramAlignment != 0 ||
+Status CheckPlacement(const contract::AccelConfig& config, const std::string& label, const char* what,
+                      DramTensor tensor, uint64_t bytes) {
+  if (tensor.slot >= contract::kBaseSlots || tensor.offset % config.dram_alignment != 0 ||
       uint64_t{tensor.offset} + bytes > (uint64_t{1} << 32)) {
     return Status::InvalidArgument(label + ": " + what + " at slot " + Str(tensor.slot) + " offset " +
                                    Str(tensor.offset) + " (" + Str(static_cast<int64_t>(bytes)) +
                                    " bytes): needs a slot below " + Str(contract::kBaseSlots) + ", an offset that is a multiple of " +
-                                   Str(contract::kDramAlignment) + " and an end within 4 GiB");
+                                   Str(config.dram_alignment) + " and an end within 4 GiB");
   }
   return Status::Ok();
 }

@@ -23,7 +23,7 @@ namespace fpga {
 namespace lowering {
 
 // Where a tensor or a constant image starts: base register `slot` (0..3) plus
-// `offset` bytes (a multiple of contract::kDramAlignment).
+// `offset` bytes (a multiple of the configuration's dram_alignment).
 struct DramTensor {
   uint32_t slot = 0;
   uint32_t offset = 0;
@@ -46,9 +46,11 @@ struct ActivationLayout {
 ActivationLayout ActivationLayoutOf(const contract::AccelConfig& config, uint32_t h, uint32_t w, uint32_t c,
                                     bool int32 = false);
 
-// InvalidArgument naming `what` unless the slot exists, the offset is aligned
-// and [offset, offset + bytes) is addressable by 32-bit command offsets.
-Status CheckPlacement(const std::string& label, const char* what, DramTensor tensor, uint64_t bytes);
+// InvalidArgument naming `what` unless the slot exists, the offset is a
+// multiple of config.dram_alignment and [offset, offset + bytes) is
+// addressable by 32-bit command offsets.
+Status CheckPlacement(const contract::AccelConfig& config, const std::string& label, const char* what,
+                      DramTensor tensor, uint64_t bytes);
 
 // The sliding window shared by Conv and MaxPool. The accelerator's limits:
 // kernel ≤ 15, stride and dilation ≤ 7, each pad smaller than the dilated

@@ -37,9 +37,9 @@ Status LowerAdd(const contract::AccelConfig& config, const AddLayer& layer, Dram
   const std::string label = layer.name + " (Add)";
   const uint32_t n = config.n;
   const ActivationLayout layout = ActivationLayoutOf(config, layer.h, layer.w, layer.c);
-  RETURN_IF_ERROR(CheckPlacement(label, "input a", a, layout.bytes));
-  RETURN_IF_ERROR(CheckPlacement(label, "input b", b, layout.bytes));
-  RETURN_IF_ERROR(CheckPlacement(label, "output", output, layout.bytes));
+  RETURN_IF_ERROR(CheckPlacement(config, label, "input a", a, layout.bytes));
+  RETURN_IF_ERROR(CheckPlacement(config, label, "input b", b, layout.bytes));
+  RETURN_IF_ERROR(CheckPlacement(config, label, "output", output, layout.bytes));
 
   // The tensors are layout.bytes / N buffer rows each, contiguous; a run's a
   // and b rows share one input half.
@@ -103,8 +103,8 @@ Status LowerMaxPool(const contract::AccelConfig& config, const MaxPoolLayer& lay
   const std::string label = layer.name + " (MaxPool)";
   const ActivationLayout in_layout = ActivationLayoutOf(config, layer.h, layer.w, layer.c);
   const ActivationLayout out_layout = ActivationLayoutOf(config, layer.OutH(), layer.OutW(), layer.c);
-  RETURN_IF_ERROR(CheckPlacement(label, "input", input, in_layout.bytes));
-  RETURN_IF_ERROR(CheckPlacement(label, "output", output, out_layout.bytes));
+  RETURN_IF_ERROR(CheckPlacement(config, label, "input", input, in_layout.bytes));
+  RETURN_IF_ERROR(CheckPlacement(config, label, "output", output, out_layout.bytes));
 
   const uint32_t inp_half = config.inp_rows / 2, acc_half = config.acc_rows / 2;
   const AxisWindow ay = AxisWindow::Y(layer.window, layer.h), ax = AxisWindow::X(layer.window, layer.w);

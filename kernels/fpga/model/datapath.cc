@@ -62,7 +62,7 @@ Fault Datapath::Execute(const contract::Command& command) {
 
 Fault Datapath::DramAddress(uint32_t slot, uint32_t dram_offset, uint64_t* addr) const {
   *addr = base_[slot] + dram_offset;  // slot is a 2-bit field: always a valid index
-  Fault fault = DramAligned("device address", *addr);
+  Fault fault = DramAligned("device address", *addr, config_.dram_alignment);
   if (!fault.ok()) {
     std::ostringstream m;
     m << fault.detail << " (slot " << slot << " base 0x" << std::hex << base_[slot] << " + dram_offset 0x"

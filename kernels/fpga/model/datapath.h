@@ -84,7 +84,7 @@ class Datapath {
   Fault Maxpool(const contract::Maxpool& op);
   Fault Store(const contract::Store& op);
 
-  // base[slot] + dram_offset, MISALIGNED unless a multiple of kDramAlignment.
+  // base[slot] + dram_offset, MISALIGNED unless a multiple of the dram_alignment.
   Fault DramAddress(uint32_t slot, uint32_t dram_offset, uint64_t* addr) const;
   Fault WriteDram(uint64_t addr, const void* src, size_t bytes);
 

@@ -21,10 +21,10 @@ Fault RowsInside(const char* what, uint64_t first, uint64_t count, const char* b
   return Fault::Of(ErrorCode::kSramRange, m.str());
 }
 
-Fault DramAligned(const char* what, uint64_t value) {
-  if (value % contract::kDramAlignment == 0) return Fault::Ok();
+Fault DramAligned(const char* what, uint64_t value, uint32_t alignment) {
+  if (value % alignment == 0) return Fault::Ok();
   std::ostringstream m;
-  m << what << " 0x" << std::hex << value << std::dec << " is not a multiple of " << contract::kDramAlignment;
+  m << what << " 0x" << std::hex << value << std::dec << " is not a multiple of " << alignment;
   return Fault::Of(ErrorCode::kMisaligned, m.str());
 }
 

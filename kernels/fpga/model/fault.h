@@ -38,8 +38,9 @@ Fault AtLeastOne(std::initializer_list<std::pair<const char*, uint32_t>> fields)
 // `buffer_rows` rows: "<what> row <last> past the <buffer> buffer (<rows> rows)".
 Fault RowsInside(const char* what, uint64_t first, uint64_t count, const char* buffer, uint32_t buffer_rows);
 
-// MISALIGNED unless value is a multiple of contract::kDramAlignment.
-Fault DramAligned(const char* what, uint64_t value);
+// MISALIGNED unless value is a multiple of alignment (the configuration's
+// dram_alignment).
+Fault DramAligned(const char* what, uint64_t value, uint32_t alignment);
 
 // BAD_FIELD unless a requantization shift is in [-31, 31], the range
 // requant::MultiplyByQuantizedMultiplier is defined for.

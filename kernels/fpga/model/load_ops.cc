@@ -15,8 +15,8 @@ Fault Datapath::LoadAct(const contract::LoadAct& op) {
   LOOM_RETURN_IF_FAULT(AtLeastOne({{"y_size", op.y_size}, {"x_size", op.x_size}, {"cb", op.cb}}));
   uint64_t addr = 0;
   LOOM_RETURN_IF_FAULT(DramAddress(op.slot, op.dram_offset, &addr));
-  LOOM_RETURN_IF_FAULT(DramAligned("row_pitch", op.row_pitch));
-  LOOM_RETURN_IF_FAULT(DramAligned("pixel_pitch", op.pixel_pitch));
+  LOOM_RETURN_IF_FAULT(DramAligned("row_pitch", op.row_pitch, config_.dram_alignment));
+  LOOM_RETURN_IF_FAULT(DramAligned("pixel_pitch", op.pixel_pitch, config_.dram_alignment));
   const uint32_t height = op.pad_top + op.y_size + op.pad_bottom;
   const uint32_t width = op.pad_left + op.x_size + op.pad_right;
   LOOM_RETURN_IF_FAULT(RowsInside("input", op.sram_row, uint64_t{height} * width * op.cb, "input", config_.inp_rows));

@@ -62,8 +62,8 @@ Fault Datapath::Store(const contract::Store& op) {
   }
   uint64_t addr = 0;
   LOOM_RETURN_IF_FAULT(DramAddress(op.slot, op.dram_offset, &addr));
-  LOOM_RETURN_IF_FAULT(DramAligned("row_pitch", op.row_pitch));
-  LOOM_RETURN_IF_FAULT(DramAligned("pixel_pitch", op.pixel_pitch));
+  LOOM_RETURN_IF_FAULT(DramAligned("row_pitch", op.row_pitch, config_.dram_alignment));
+  LOOM_RETURN_IF_FAULT(DramAligned("pixel_pitch", op.pixel_pitch, config_.dram_alignment));
   LOOM_RETURN_IF_FAULT(
       RowsInside("accumulator", op.acc_base, uint64_t{op.oh} * op.ow, "accumulator", config_.acc_rows));
   if (!per_tensor) LOOM_RETURN_IF_FAULT(RowsInside("parameter", op.param_row, n_, "parameter", config_.param_rows));

@@ -174,7 +174,7 @@ void ExpectSameRun(const RunResult& model, const DeviceMemory& model_memory, con
 void SetSecondDevice(SecondDevice* device) { second_device = device; }
 
 const contract::AccelConfig& TinyConfig() {
-  static const contract::AccelConfig config{"tiny_test", 8, 100, 64, 256, 256, 128, 64, 4, 4, 0};
+  static const contract::AccelConfig config{"tiny_test", 8, 100, 64, 8, 256, 256, 128, 64, 4, 4, 0};
   return config;
 }
 
