@@ -43,7 +43,7 @@ endif()
 add_executable(loom_hw_rtl_device_test tests/rtl_device_test.cc
                ${PROJECT_SOURCE_DIR}/kernels/fpga/lowering/testing/lowering_test_util.cc
                ${PROJECT_SOURCE_DIR}/kernels/fpga/model/testing/model_test_util.cc)
-target_link_libraries(loom_hw_rtl_device_test PRIVATE loom_hw_rtl_device loom_fpga_lowering loom_fpga_model
+target_link_libraries(loom_hw_rtl_device_test PRIVATE loom_hw_rtl_device loom_fpga_lowering loom_fpga_model loom_fpga_perf
                       loom_kernels GTest::gtest_main)
 loom_project_target(loom_hw_rtl_device_test)
 add_test(NAME hw.rtl_device COMMAND loom_hw_rtl_device_test --gtest_filter=-*Long*)

@@ -12,7 +12,9 @@
 // 224x224 with per-layer cycles and utilization.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -26,6 +28,7 @@
 #include "kernels/fpga/lowering/testing/lowering_test_util.h"
 #include "kernels/fpga/model/little_endian.h"
 #include "kernels/fpga/model/testing/model_test_util.h"
+#include "kernels/fpga/perf/cycle_model.h"
 
 namespace loom {
 namespace hw_sim {
@@ -49,6 +52,8 @@ class RtlSecondDevice : public lt::SecondDevice {
     RtlCounters counters;
     uint64_t cycles_simulated = 0;
     double seconds = 0;
+    bool back_pressure = false;      // the DDR model stalled at random
+    fpga::perf::CycleEstimate model;  // the analytic cycle model's prediction of the same run
   };
 
   ~RtlSecondDevice() override { Release(); }
@@ -72,7 +77,9 @@ class RtlSecondDevice : public lt::SecondDevice {
     EXPECT_TRUE(status.ok()) << status.message();
     EXPECT_TRUE(dram_->SyncFromDevice(memory->base(), memory->size()).ok());
     std::copy(dram_->host().data(), dram_->host().data() + memory->size(), memory->data());
-    last_ = {device_->counters(), device_->simulated_cycles(), seconds};
+    last_ = {device_->counters(), device_->simulated_cycles(), seconds, args.schedule_seed % 3 != 0,
+             Estimate(args, *memory, options.ddr)};
+    if (!last_.back_pressure && last_.counters.cycles > 0 && result.ok()) RecordModelError();
     ++runs_;
     cycles_ += last_.cycles_simulated;
     seconds_ += seconds;
@@ -80,6 +87,11 @@ class RtlSecondDevice : public lt::SecondDevice {
   }
 
   const RunRecord& last() const { return last_; }
+  // The cycle model against the RTL over the runs without back-pressure:
+  // count, largest and mean |model − RTL| / RTL.
+  int model_runs() const { return model_runs_; }
+  double model_max_error() const { return model_max_error_; }
+  double model_mean_error() const { return model_runs_ == 0 ? 0.0 : model_error_sum_ / model_runs_; }
   int runs() const { return runs_; }
   uint64_t cycles() const { return cycles_; }
   double seconds() const { return seconds_; }
@@ -88,6 +100,43 @@ class RtlSecondDevice : public lt::SecondDevice {
   static std::string TraceName() {
     const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
     return test != nullptr ? std::string(test->test_suite_name()) + "." + test->name() : "rtl_device";
+  }
+
+  // The stream as the device reads it, through the cycle model with the DDR
+  // model's timing.
+  static fpga::perf::CycleEstimate Estimate(const RunArgs& args, const DeviceMemory& memory,
+                                            const AxiDdrConfig& ddr) {
+    fpga::perf::CycleEstimate estimate;
+    std::vector<uint8_t> bytes(size_t{args.count} * c::kCommandBytes);
+    if (!memory.Read(args.cmd_addr, bytes.data(), bytes.size()).ok()) return estimate;
+    std::vector<c::Command> commands;
+    for (size_t at = 0; at < bytes.size(); at += c::kCommandBytes)
+      commands.push_back(fpga::CommandFromBytes(&bytes[at]));
+    fpga::perf::CycleModelOptions options;
+    options.dram.read_latency = ddr.read_latency;
+    options.dram.write_latency = ddr.write_latency;
+    options.dram.max_outstanding = ddr.max_outstanding;
+    options.base = args.base;
+    if (!fpga::perf::EstimateCycles(Pynq(), commands, options, &estimate).ok()) estimate = {};
+    return estimate;
+  }
+
+  void RecordModelError() {
+    const double rtl = static_cast<double>(last_.counters.cycles);
+    const double error = std::abs(static_cast<double>(last_.model.cycles) - rtl) / rtl;
+    model_max_error_ = std::max(model_max_error_, error);
+    model_error_sum_ += error;
+    ++model_runs_;
+    if (std::getenv("LOOM_PERF_DEBUG") != nullptr) {  // per run, for tuning the model
+      const RtlCounters& k = last_.counters;
+      const fpga::perf::CycleEstimate& m = last_.model;
+      auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+      std::printf("perf: cycles rtl %llu model %llu (%+.1f %%) | busy rtl/model: load %llu/%llu compute %llu/%llu "
+                  "store %llu/%llu\n",
+                  ull(k.cycles), ull(m.cycles), 100.0 * (static_cast<double>(m.cycles) - rtl) / rtl,
+                  ull(k.load_busy), ull(m.busy[0]), ull(k.compute_busy), ull(m.busy[1]), ull(k.store_busy),
+                  ull(m.busy[2]));
+    }
   }
 
   // Ends the last run's device, keeping its trace (with LOOM_HW_TRACE) if the
@@ -104,6 +153,8 @@ class RtlSecondDevice : public lt::SecondDevice {
   int runs_ = 0;
   uint64_t cycles_ = 0;
   double seconds_ = 0;
+  int model_runs_ = 0;
+  double model_max_error_ = 0, model_error_sum_ = 0;
 };
 
 // Installs an RtlSecondDevice for the test; at the end prints the layers
@@ -119,6 +170,12 @@ class RtlDeviceTest : public ::testing::Test {
       std::printf("RTL: %d runs, %.2f M cycles simulated in %.1f s: %.2f M cycles/s (Verilator %s)\n", rtl_.runs(),
                   rtl_.cycles() / 1e6, rtl_.seconds(), rtl_.cycles() / 1e6 / rtl_.seconds(),
                   RtlDevice::VerilatorFlags());
+    }
+    if (rtl_.model_runs() > 0) {
+      std::printf("cycle model vs RTL over %d runs without back-pressure: mean error %.1f %%, largest %.1f %%\n",
+                  rtl_.model_runs(), 100 * rtl_.model_mean_error(), 100 * rtl_.model_max_error());
+      // The placer trusts the model: it must stay within 10 % of the RTL.
+      EXPECT_LE(rtl_.model_max_error(), 0.10) << "the cycle model (kernels/fpga/perf) drifted from the RTL";
     }
   }
 
@@ -392,32 +449,62 @@ TEST_F(RtlDeviceTest, LongRandomLayers) {
   }
 }
 
-// The ResNet-18 convolutions at 224x224: RTL cycles per layer, utilization = MACs /
-// (N² · cycles), and the time at the configuration's clock.
-TEST_F(RtlDeviceTest, LongResNet18Convs) {
+// ResNet-18's convolutions, max pooling and residual Adds at 224x224 on the
+// RTL (DDR model: one 64-bit HP port, 40 cycles of read latency, 4 bursts in
+// flight, no back-pressure): cycles per layer, utilization = MACs / (N² ·
+// cycles), the time at the configuration's clock, and the analytic cycle
+// model's prediction, which must be within 10 % of the RTL on every layer.
+TEST_F(RtlDeviceTest, LongResNet18Layers) {
   if (std::getenv("LOOM_FPGA_LONG") == nullptr) GTEST_SKIP() << "set LOOM_FPGA_LONG to run";
   const c::AccelConfig& config = Pynq();
   std::mt19937 rng(18);
   const double n2 = double(config.n) * config.n;
-  uint64_t total_cycles = 0, rest_cycles = 0;
-  std::printf("%-20s %10s %10s %8s %10s %10s %10s %8s\n", "layer", "MMAC", "cycles", "util %", "load busy",
-              "compute", "store busy", "ms");
+  const double cycles_per_ms = config.clock_mhz * 1e3;
+  uint64_t conv_cycles = 0, rest_cycles = 0, model_conv_cycles = 0, all_cycles = 0, model_all_cycles = 0;
+  double max_error = 0;
+  std::printf("%-20s %8s %10s %7s %8s %10s %8s %9s %9s %9s\n", "layer", "MMAC", "cycles", "util %", "ms",
+              "model", "error %", "load", "compute", "store");
+  auto report = [&](const std::string& name, uint64_t macs) {
+    const RtlSecondDevice::RunRecord& run = rtl_.last();
+    const uint64_t cycles = run.counters.cycles;
+    const double error = (double(run.model.cycles) - double(cycles)) / double(cycles);
+    max_error = std::max(max_error, std::abs(error));
+    EXPECT_LE(std::abs(error), 0.10) << name << ": model " << run.model.cycles << " cycles, RTL " << cycles;
+    all_cycles += cycles;
+    model_all_cycles += run.model.cycles;
+    std::printf("%-20s %8.1f %10llu %7.1f %8.3f %10llu %+8.1f %9llu %9llu %9llu\n", name.c_str(), macs / 1e6,
+                static_cast<unsigned long long>(cycles), macs == 0 ? 0.0 : 100.0 * macs / (n2 * cycles),
+                cycles / cycles_per_ms, static_cast<unsigned long long>(run.model.cycles), 100 * error,
+                static_cast<unsigned long long>(run.counters.load_busy),
+                static_cast<unsigned long long>(run.counters.compute_busy),
+                static_cast<unsigned long long>(run.counters.store_busy));
+    std::fflush(stdout);
+    return cycles;
+  };
   for (const lt::ResNetConv& r : lt::ResNet18Convs()) {
     const lt::ConvCase c = lt::ResNetConvCase(r, &rng);
     fpga::lowering::ProgramStats stats;
-    EXPECT_TRUE(lt::RunConvCase(config, c, {1}, &stats)) << r.name;
+    EXPECT_TRUE(lt::RunConvCase(config, c, {0}, &stats)) << r.name;
     ++layers_;
-    const RtlCounters& k = rtl_.last().counters;
-    total_cycles += k.cycles;
-    if (&r != &lt::ResNet18Convs().front()) rest_cycles += k.cycles;
-    std::printf("%-20s %10.1f %10llu %8.1f %10llu %10llu %10llu %8.3f\n", r.name, stats.macs / 1e6,
-                static_cast<unsigned long long>(k.cycles), 100.0 * stats.macs / (n2 * k.cycles),
-                static_cast<unsigned long long>(k.load_busy), static_cast<unsigned long long>(k.compute_busy),
-                static_cast<unsigned long long>(k.store_busy), k.cycles / (config.clock_mhz * 1e3));
-    std::fflush(stdout);
+    const uint64_t cycles = report(r.name, stats.macs);
+    conv_cycles += cycles;
+    model_conv_cycles += rtl_.last().model.cycles;
+    if (&r != &lt::ResNet18Convs().front()) rest_cycles += cycles;
   }
-  std::printf("ResNet-18 convs: %.2f ms at %u MHz; without conv1 %.2f ms (goal <= 95 ms)\n",
-              total_cycles / (config.clock_mhz * 1e3), config.clock_mhz, rest_cycles / (config.clock_mhz * 1e3));
+  const lt::MaxPoolCase pool = lt::ResNet18MaxPool(&rng);
+  EXPECT_TRUE(lt::RunMaxPoolCase(config, pool, {0}));
+  ++layers_;
+  report(pool.layer.name, 0);
+  for (const auto& [name, add] : lt::ResNet18Adds(&rng)) {
+    EXPECT_TRUE(lt::RunAddCase(config, add, {0})) << name;
+    ++layers_;
+    report(name, 0);
+  }
+  std::printf("ResNet-18 convs: %.2f ms at %u MHz, without conv1 %.2f ms (goal <= 95 ms); model %.2f ms (%+.1f %%)\n",
+              conv_cycles / cycles_per_ms, config.clock_mhz, rest_cycles / cycles_per_ms,
+              model_conv_cycles / cycles_per_ms, 100.0 * (double(model_conv_cycles) - conv_cycles) / conv_cycles);
+  std::printf("all %d layers: RTL %.2f ms, model %.2f ms; largest model error on a layer %.1f %%\n", layers_,
+              all_cycles / cycles_per_ms, model_all_cycles / cycles_per_ms, 100 * max_error);
 }
 
 }  // namespace

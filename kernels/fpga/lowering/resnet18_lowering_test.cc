@@ -1,7 +1,8 @@
 // The 20 convolutions of ResNet-18 (224x224, batch 1) lowered for pynq_z2:
 // each lowers; a table per layer of commands, MACs, DMA bytes, the ideal
-// utilization bound MACs / (N² · Σ CONV pixels · taps) and a coarse cycle
-// estimate, so tile choices can be judged; two of them run on the model.
+// utilization bound MACs / (N² · Σ CONV pixels · taps) and the cycle model's
+// prediction (kernels/fpga/perf, within a few % of the RTL), so tile choices
+// can be judged; two of them run on the functional model.
 #include <cstdio>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "kernels/fpga/lowering/command_stream.h"
 #include "kernels/fpga/lowering/lowering.h"
 #include "kernels/fpga/lowering/testing/lowering_test_util.h"
+#include "kernels/fpga/perf/cycle_model.h"
 
 namespace loom {
 namespace fpga {
@@ -24,7 +26,7 @@ TEST(ResNet18LoweringTest, EveryConvLowersForPynqZ2) {
   const contract::AccelConfig& config = Pynq();
   std::mt19937 rng(18);
   std::printf("%-20s %-16s %8s %6s %4s %8s %7s %9s %9s %7s %8s\n", "layer", "shape", "tiles", "chunks", "res",
-              "commands", "MMAC", "DMA rd KB", "DMA wr KB", "ideal %", "est %");
+              "commands", "MMAC", "DMA rd KB", "DMA wr KB", "ideal %", "model %");
   uint64_t total_macs = 0, total_cycles = 0;
   for (const ResNetConv& r : testing::ResNet18Convs()) {
     const testing::ConvCase c = testing::ResNetConvCase(r, &rng);
@@ -34,7 +36,9 @@ TEST(ResNet18LoweringTest, EveryConvLowersForPynqZ2) {
     ASSERT_TRUE(s.ok()) << s.message();
     ASSERT_TRUE(CheckTokenBalance(program.commands, config.queue_depth).ok());
     const ProgramStats& st = program.stats;
-    const testing::CycleEstimate estimate = testing::EstimateCycles(config, program.commands);
+    perf::CycleEstimate estimate;
+    const Status estimated_ok = perf::EstimateCycles(config, program.commands, {}, &estimate);
+    ASSERT_TRUE(estimated_ok.ok()) << estimated_ok.message();
     total_macs += st.macs;
     total_cycles += estimate.cycles;
     const std::string shape = std::to_string(r.c_in) + "x" + std::to_string(r.size) + " " + std::to_string(r.k) +

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <deque>
 #include <sstream>
 
 #include "kernels/fpga/lowering/command_stream.h"
@@ -574,79 +573,38 @@ ConvCase ResNetConvCase(const ResNetConv& r, std::mt19937* rng) {
   return c;
 }
 
-// ---------------------------------------------------------------- timing
-
-CycleEstimate EstimateCycles(const contract::AccelConfig& config, const std::vector<contract::Command>& commands) {
-  const uint64_t n = config.n, bus = config.axi_data_bits / 8, latency = 64;
-  auto transfer = [&](uint64_t bytes) { return latency + (bytes + bus - 1) / bus; };
-  auto duration = [&](const contract::Command& command) -> uint64_t {
-    switch (contract::OpcodeOf(command)) {
-      case contract::Opcode::kLoadAct: {
-        contract::LoadAct op;
-        contract::Decode(command, &op);
-        return transfer(uint64_t{op.y_size} * op.x_size * op.cb * n);
-      }
-      case contract::Opcode::kLoadWgt: {
-        contract::LoadWgt op;
-        contract::Decode(command, &op);
-        return transfer(uint64_t{op.rows} * n);
-      }
-      case contract::Opcode::kLoadParam: {
-        contract::LoadParam op;
-        contract::Decode(command, &op);
-        return transfer(uint64_t{op.count} * contract::kParamRecordBytes);
-      }
-      case contract::Opcode::kConv: {
-        contract::Conv op;
-        contract::Decode(command, &op);
-        return uint64_t{op.oh} * op.ow * op.cb_count * op.kh * op.kw + 2 * n;
-      }
-      case contract::Opcode::kAdd: {
-        contract::Add op;
-        contract::Decode(command, &op);
-        return op.rows + n;
-      }
-      case contract::Opcode::kMaxpool: {
-        contract::Maxpool op;
-        contract::Decode(command, &op);
-        return uint64_t{op.oh} * op.ow * op.kh * op.kw + n;
-      }
-      case contract::Opcode::kStore: {
-        contract::Store op;
-        contract::Decode(command, &op);
-        const uint64_t values = uint64_t{op.oh} * op.ow * n;
-        return std::max(transfer(values * (op.out_int32 ? 4 : 1)), latency + values / config.requant_lanes);
-      }
-    }
-    return 0;
-  };
-  // Stream order is a legal execution order (CheckTokenBalance), so each
-  // command starts when its unit is free and its popped tokens were pushed.
-  std::array<uint64_t, 3> unit_free{};
-  std::array<std::deque<uint64_t>, 4> fifos;  // push times: l->c, c->l, c->s, s->c
-  auto fifo = [](int from, int to) { return from == 0 ? 0 : from == 2 ? 3 : to == 0 ? 1 : 2; };
-  CycleEstimate estimate;
-  for (const contract::Command& command : commands) {
-    const int unit = static_cast<int>(contract::QueueOf(contract::OpcodeOf(command)));
-    const contract::Deps deps = contract::DepsOf(command);
-    uint64_t start = unit_free[unit];
-    for (const auto& [pop, other] : {std::pair{deps.pop_prev, unit - 1}, std::pair{deps.pop_next, unit + 1}}) {
-      if (!pop) continue;
-      std::deque<uint64_t>& q = fifos[fifo(other, unit)];
-      if (!q.empty()) {
-        start = std::max(start, q.front());
-        q.pop_front();
-      }
-    }
-    const uint64_t took = duration(command);
-    unit_free[unit] = start + took;
-    if (unit == 1) estimate.compute_busy += took;
-    for (const auto& [push, other] : {std::pair{deps.push_prev, unit - 1}, std::pair{deps.push_next, unit + 1}}) {
-      if (push) fifos[fifo(unit, other)].push_back(unit_free[unit]);
+std::vector<std::pair<std::string, AddCase>> ResNet18Adds(std::mt19937* rng) {
+  std::vector<std::pair<std::string, AddCase>> adds;
+  const int stages[4][2] = {{64, 56}, {128, 28}, {256, 14}, {512, 7}};
+  for (int s = 0; s < 4; ++s) {
+    for (int block = 0; block < 2; ++block) {
+      AddCase c = RandomAddCase(*contract::FindConfig("pynq_z2"), rng);
+      AddLayer& l = c.layer;
+      l.c = stages[s][0];
+      l.h = l.w = stages[s][1];
+      const size_t size = size_t{l.c} * l.h * l.w;
+      c.a = RandomValues(size, l.act_unsigned, rng);
+      c.b = RandomValues(size, l.act_unsigned, rng);
+      l.name = "layer" + std::to_string(s + 1) + "." + std::to_string(block) + ".add";
+      adds.emplace_back(l.name, std::move(c));
     }
   }
-  estimate.cycles = *std::max_element(unit_free.begin(), unit_free.end());
-  return estimate;
+  return adds;
+}
+
+MaxPoolCase ResNet18MaxPool(std::mt19937* rng) {
+  MaxPoolCase c;
+  MaxPoolLayer& l = c.layer;
+  l.c = 64;
+  l.h = l.w = 112;
+  l.window.kh = l.window.kw = 3;
+  l.window.stride_y = l.window.stride_x = 2;
+  l.window.pad_top = l.window.pad_bottom = l.window.pad_left = l.window.pad_right = 1;
+  l.act_unsigned = true;  // after ReLU
+  l.zero_point = RandomZeroPoint(l.act_unsigned, rng);
+  c.x = RandomValues(size_t{l.c} * l.h * l.w, l.act_unsigned, rng);
+  l.name = "maxpool";
+  return c;
 }
 
 }  // namespace testing

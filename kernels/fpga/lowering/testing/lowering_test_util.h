@@ -152,20 +152,10 @@ struct ResNetConv {
 const std::vector<ResNetConv>& ResNet18Convs();
 // A case of that shape with random values.
 ConvCase ResNetConvCase(const ResNetConv& r, std::mt19937* rng);
-
-// ---- timing
-
-// A coarse cycle estimate of a stream, for judging tile choices (not the
-// RTL's timing): units run their queues in order and wait for tokens (FIFO
-// order); LOAD_* and STORE move axi_data_bits per cycle after a 64-cycle
-// latency, STORE also requantizes requant_lanes values per cycle; CONV takes
-// oh · ow · cb_count · kh · kw cycles plus 2N for the array's fill; ADD one
-// cycle per row, MAXPOOL one per pixel and tap. Fetch is taken as free.
-struct CycleEstimate {
-  uint64_t cycles = 0;
-  uint64_t compute_busy = 0;  // cycles the compute unit runs commands
-};
-CycleEstimate EstimateCycles(const contract::AccelConfig& config, const std::vector<contract::Command>& commands);
+// The eight residual Adds (layerS.B.add: the block's output channels and
+// size) and the stem's 3x3/2 max pooling (64 x 112 x 112), random values.
+std::vector<std::pair<std::string, AddCase>> ResNet18Adds(std::mt19937* rng);
+MaxPoolCase ResNet18MaxPool(std::mt19937* rng);
 
 }  // namespace testing
 }  // namespace lowering
