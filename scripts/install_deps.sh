@@ -11,6 +11,7 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler libspdlog-dev libcli11-dev libgtest-dev
   python3 python3-numpy python3-torch python3-torchvision python3-onnx python3-sklearn
   verilator yosys tcl
+  libxrt-dev uuid-dev
 )
 
 missing=()
