@@ -11,7 +11,7 @@ namespace c = contract;
 
 std::string Hex(uint64_t value) {
   char text[24];
-  std::snprintf(text, sizeof text, "0x%llX", static_cast<unsigned long long>(value));
+  std::snprintf(text, sizeof text, "0x%08llX", static_cast<unsigned long long>(value));
   return text;
 }
 
