@@ -22,8 +22,8 @@ ModelDevice::ModelDevice(const c::AccelConfig& config, ModelDeviceOptions option
       options_(options),
       host_(options.memory_bytes, options.memory_base),
       device_(options.memory_bytes, options.memory_base),
-      model_(std::make_unique<AccelModel>(config, &device_)) {
-  free_[0] = options.memory_bytes;
+      model_(std::make_unique<AccelModel>(config, &device_)),
+      allocator_(options.memory_base, options.memory_bytes) {
   registers_[c::kRegCtrl] = kApIdle;
   registers_[c::kRegConfigId] = options.faults.config_id != 0 ? options.faults.config_id : config.config_id;
   registers_[c::kRegVersion] = c::kVersion;
@@ -43,17 +43,11 @@ Status ModelDevice::Allocate(size_t bytes, size_t alignment, DeviceBuffer* out) 
     return Status::DeviceError(name_ + ": cannot allocate " + std::to_string(bytes) +
                                " bytes of device memory (injected failure)");
   }
-  const uint64_t base = options_.memory_base;
-  for (auto it = free_.begin(); it != free_.end(); ++it) {
-    const uint64_t begin = it->first, end = it->first + it->second;
-    const uint64_t aligned = ((base + begin + alignment - 1) / alignment) * alignment - base;
-    if (aligned + bytes > end) continue;
-    free_.erase(it);
-    if (aligned > begin) free_[begin] = aligned - begin;
-    if (aligned + bytes < end) free_[aligned + bytes] = end - (aligned + bytes);
-    std::memset(host_.data() + aligned, 0, bytes);
-    std::memset(device_.data() + aligned, 0, bytes);
-    *out = DeviceBuffer{host_.data() + aligned, base + aligned, bytes, aligned};
+  uint64_t offset = 0;
+  if (allocator_.Allocate(bytes, alignment, &offset)) {
+    std::memset(host_.data() + offset, 0, bytes);
+    std::memset(device_.data() + offset, 0, bytes);
+    *out = DeviceBuffer{host_.data() + offset, options_.memory_base + offset, bytes, offset};
     ++allocations_;
     return Status::Ok();
   }
@@ -61,22 +55,7 @@ Status ModelDevice::Allocate(size_t bytes, size_t alignment, DeviceBuffer* out) 
                              std::to_string(options_.memory_bytes >> 20) + " MiB in all)");
 }
 
-void ModelDevice::Free(const DeviceBuffer& buffer) {
-  if (buffer.bytes == 0) return;
-  auto it = free_.emplace(buffer.handle, buffer.bytes).first;
-  // Coalesce with the neighbours.
-  if (auto next = std::next(it); next != free_.end() && it->first + it->second == next->first) {
-    it->second += next->second;
-    free_.erase(next);
-  }
-  if (it != free_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->first + prev->second == it->first) {
-      prev->second += it->second;
-      free_.erase(it);
-    }
-  }
-}
+void ModelDevice::Free(const DeviceBuffer& buffer) { allocator_.Free(buffer.handle, buffer.bytes); }
 
 Status ModelDevice::CheckBuffer(const DeviceBuffer& buffer, size_t offset, size_t bytes, const char* what) const {
   if (buffer.handle + buffer.bytes > options_.memory_bytes || offset > buffer.bytes || bytes > buffer.bytes - offset) {

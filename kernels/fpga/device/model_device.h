@@ -28,6 +28,7 @@
 #include <string>
 
 #include "kernels/fpga/device/accel_device.h"
+#include "kernels/fpga/device/first_fit_allocator.h"
 #include "kernels/fpga/model/accel_model.h"
 #include "kernels/fpga/model/device_memory.h"
 #include "kernels/fpga/perf/dram_timing.h"
@@ -83,7 +84,7 @@ class ModelDevice : public AccelDevice {
   DeviceMemory host_;
   DeviceMemory device_;
   std::unique_ptr<AccelModel> model_;
-  std::map<uint64_t, uint64_t> free_;  // offset -> bytes, first fit
+  FirstFitAllocator allocator_;
   int allocations_ = 0;
   std::map<uint32_t, uint32_t> registers_;  // the 32-bit words of the register map
   bool running_ = false;                    // ap_start taken, ap_done not yet

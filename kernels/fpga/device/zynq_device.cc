@@ -19,11 +19,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <limits>
-#include <map>
 #include <thread>
 
 #include "kernels/fpga/device/accel_driver.h"
+#include "kernels/fpga/device/first_fit_allocator.h"
 
 namespace loom {
 namespace fpga {
@@ -235,13 +236,13 @@ class ZynqAccelDevice : public AccelDevice {
   Mapping buffer_;
   uint64_t physical_address_ = 0;
   SysfsFile sync_offset_, sync_size_, sync_direction_, sync_for_device_, sync_for_cpu_;
-  std::map<uint64_t, uint64_t> free_;  // offset -> bytes, first fit
+  std::unique_ptr<FirstFitAllocator> allocator_;  // over the buffer, once it is mapped
 };
 
 Status ZynqAccelDevice::Open() {
   RETURN_IF_ERROR(MapRegisters());
   RETURN_IF_ERROR(MapBuffer());
-  free_[0] = buffer_.bytes();
+  allocator_ = std::make_unique<FirstFitAllocator>(physical_address_, buffer_.bytes());
   if (options_.uio_interrupt) {
     const uint32_t unmask = 1;  // the interrupt may be masked by an earlier user
     if (::write(register_fd_.get(), &unmask, sizeof unmask) != static_cast<ssize_t>(sizeof unmask)) {
@@ -335,15 +336,9 @@ Status ZynqAccelDevice::Allocate(size_t bytes, size_t alignment, DeviceBuffer* o
     return Status::InvalidArgument(name_ + ": allocation of " + std::to_string(bytes) + " bytes aligned to " +
                                    std::to_string(alignment) + " (need bytes > 0 and a power-of-two alignment)");
   }
-  const uint64_t base = physical_address_;
-  for (auto it = free_.begin(); it != free_.end(); ++it) {
-    const uint64_t begin = it->first, end = it->first + it->second;
-    const uint64_t aligned = ((base + begin + alignment - 1) / alignment) * alignment - base;
-    if (aligned + bytes > end) continue;
-    free_.erase(it);
-    if (aligned > begin) free_[begin] = aligned - begin;
-    if (aligned + bytes < end) free_[aligned + bytes] = end - (aligned + bytes);
-    const DeviceBuffer buffer{buffer_.data() + aligned, base + aligned, bytes, aligned};
+  uint64_t offset = 0;
+  if (allocator_->Allocate(bytes, alignment, &offset)) {
+    const DeviceBuffer buffer{buffer_.data() + offset, physical_address_ + offset, bytes, offset};
     std::memset(buffer.host, 0, bytes);
     const Status flushed = Flush(buffer, 0, bytes);  // the accelerator sees the zeros too
     if (!flushed.ok()) {
@@ -358,21 +353,7 @@ Status ZynqAccelDevice::Allocate(size_t bytes, size_t alignment, DeviceBuffer* o
                              " MiB in all; load u-dma-buf with a larger buffer)");
 }
 
-void ZynqAccelDevice::Free(const DeviceBuffer& buffer) {
-  if (buffer.bytes == 0 || buffer.handle + buffer.bytes > buffer_.bytes()) return;
-  auto it = free_.emplace(buffer.handle, buffer.bytes).first;
-  if (auto next = std::next(it); next != free_.end() && it->first + it->second == next->first) {
-    it->second += next->second;
-    free_.erase(next);
-  }
-  if (it != free_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->first + prev->second == it->first) {
-      prev->second += it->second;
-      free_.erase(it);
-    }
-  }
-}
+void ZynqAccelDevice::Free(const DeviceBuffer& buffer) { allocator_->Free(buffer.handle, buffer.bytes); }
 
 Status ZynqAccelDevice::CheckBuffer(const DeviceBuffer& buffer, size_t offset, size_t bytes, const char* what) const {
   if (buffer.handle + buffer.bytes > buffer_.bytes() || offset > buffer.bytes || bytes > buffer.bytes - offset) {
