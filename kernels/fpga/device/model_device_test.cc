@@ -6,16 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstring>
-#include <functional>
-#include <random>
-
 #include "kernels/fpga/device/accel_driver.h"
-#include "kernels/fpga/lowering/lowering.h"
+#include "kernels/fpga/device/testing/device_conv.h"
 #include "kernels/fpga/lowering/testing/lowering_test_util.h"
-#include "kernels/fpga/model/little_endian.h"
-#include "kernels/fpga/model/testing/model_test_util.h"
 #include "kernels/fpga/perf/cycle_model.h"
 
 namespace loom {
@@ -24,96 +17,10 @@ namespace {
 
 namespace c = contract;
 namespace lt = lowering::testing;
+using testing::DeviceConv;
+using testing::SmallConv;
 
 const c::AccelConfig& Pynq() { return *c::FindConfig("pynq_z2"); }
-
-// One lowered Conv in device buffers: slot 1 the input, slot 2 the output,
-// slot 3 the weight and parameter images; the stream in its own buffer.
-class DeviceConv {
- public:
-  DeviceConv(AccelDevice* device, const lt::ConvCase& c) : device_(device), case_(c) {
-    const c::AccelConfig& config = device->config();
-    const auto& r = c.ref;
-    const lowering::ConvLayer layer = lt::ToLoweringLayer(c);
-    const auto in = lowering::ActivationLayoutOf(config, r.h, r.w, r.c_in);
-    const auto out = lowering::ActivationLayoutOf(config, r.out_h(), r.out_w(), r.c_out);
-    const uint64_t weights = lowering::WeightImageBytes(config, layer);
-    const uint64_t params = lowering::ParamImageBytes(config, layer);
-    const uint32_t params_at = static_cast<uint32_t>((weights + 63) / 64 * 64);
-    EXPECT_TRUE(lowering::LowerConv(config, layer, {1, 0}, {2, 0}, {{3, 0}, {3, params_at}}, &program_).ok());
-    Alloc(&input_, in.bytes);
-    Alloc(&output_, out.bytes);
-    Alloc(&constants_, params_at + params);
-    Alloc(&stream_, program_.commands.size() * c::kCommandBytes);
-    const std::vector<uint8_t> x = fpga::testing::ToNhwc(r.x, r.c_in, r.h, r.w, config.n);
-    std::memcpy(input_.host, x.data(), x.size());
-    std::memcpy(constants_.host, program_.weight_image.data(), program_.weight_image.size());
-    std::memcpy(constants_.host + params_at, program_.param_image.data(), program_.param_image.size());
-    for (size_t i = 0; i < program_.commands.size(); ++i)
-      CommandToBytes(program_.commands[i], stream_.host + i * c::kCommandBytes);
-    out_bytes_ = out.bytes;
-  }
-  ~DeviceConv() {
-    for (DeviceBuffer* b : {&input_, &output_, &constants_, &stream_}) {
-      if (b->bytes != 0) device_->Free(*b);
-    }
-  }
-
-  void FlushAll(bool input = true) {
-    if (input) {
-      EXPECT_TRUE(device_->Flush(input_, 0, input_.bytes).ok());
-    }
-    EXPECT_TRUE(device_->Flush(constants_, 0, constants_.bytes).ok());
-    EXPECT_TRUE(device_->Flush(stream_, 0, stream_.bytes).ok());
-  }
-
-  Status Launch(LaunchResult* result) {
-    LaunchArgs args;
-    args.cmd_addr = stream_.device_address;
-    args.base = {0, input_.device_address, output_.device_address, constants_.device_address};
-    args.count = static_cast<uint32_t>(program_.commands.size());
-    args.commands = program_.commands.data();
-    return fpga::Launch(*device_, args, result);
-  }
-
-  std::vector<int32_t> Output() {
-    EXPECT_TRUE(device_->Invalidate(output_, 0, output_.bytes).ok());
-    const auto& r = case_.ref;
-    return fpga::testing::FromNhwc(std::vector<uint8_t>(output_.host, output_.host + out_bytes_), r.c_out, r.out_h(),
-                                   r.out_w(), device_->config().n,
-                                   case_.out_unsigned ? fpga::testing::Element::kUint8 : fpga::testing::Element::kInt8);
-  }
-
-  // The CPU's view of the output before an Invalidate.
-  bool OutputStale() const {
-    return std::all_of(output_.host, output_.host + out_bytes_, [](uint8_t b) { return b == 0; });
-  }
-
-  const lowering::Program& program() const { return program_; }
-
- private:
-  void Alloc(DeviceBuffer* buffer, uint64_t bytes) {
-    const Status s = device_->Allocate(bytes, 64, buffer);
-    EXPECT_TRUE(s.ok()) << s.message();
-  }
-
-  AccelDevice* device_;
-  lt::ConvCase case_;
-  lowering::Program program_;
-  DeviceBuffer input_, output_, constants_, stream_;
-  uint64_t out_bytes_ = 0;
-};
-
-// A small random int8/uint8 Conv whose outputs are not all equal (so a
-// stale input shows).
-lt::ConvCase SmallConv(uint32_t seed) {
-  std::mt19937 rng(seed);
-  for (;;) {
-    lt::ConvCase c = lt::RandomConvCase(Pynq(), lt::ConvProfile::kSmall, &rng);
-    const std::vector<int32_t> y = fpga::testing::ReferenceConv(c.ref);
-    if (!c.out_int32 && std::adjacent_find(y.begin(), y.end(), std::not_equal_to<>()) != y.end()) return c;
-  }
-}
 
 // Small memories: each view is zeroed when the device is made.
 ModelDeviceOptions SmallMemory() {
@@ -140,7 +47,7 @@ TEST(ModelDeviceTest, RunsLoweredConvsBitExact) {
     LaunchResult result;
     const Status s = conv.Launch(&result);
     ASSERT_TRUE(s.ok()) << s.message();
-    EXPECT_EQ(conv.Output(), fpga::testing::ReferenceConv(c.ref));
+    EXPECT_EQ(conv.Output(), conv.Expected());
     // The counters: the model's DMA traffic and the cycle model's projection.
     perf::CycleEstimate estimate;
     ASSERT_TRUE(perf::EstimateCycles(Pynq(), conv.program().commands, {}, &estimate).ok());
@@ -159,10 +66,10 @@ TEST(ModelDeviceTest, CpuWritesNeedAFlushAndDeviceWritesAnInvalidate) {
   LaunchResult result;
   ASSERT_TRUE(conv.Launch(&result).ok());
   EXPECT_TRUE(conv.OutputStale());  // nothing reaches the CPU before the Invalidate
-  EXPECT_NE(conv.Output(), fpga::testing::ReferenceConv(c.ref));
+  EXPECT_NE(conv.Output(), conv.Expected());
   conv.FlushAll();
   ASSERT_TRUE(conv.Launch(&result).ok());
-  EXPECT_EQ(conv.Output(), fpga::testing::ReferenceConv(c.ref));
+  EXPECT_EQ(conv.Output(), conv.Expected());
 }
 
 TEST(ModelDeviceTest, ErrorRegisterNamesTheCommand) {

@@ -1,0 +1,79 @@
+// The accelerator behind the kernel contract's device seam
+// (kernels/common/device_context.h):
+//
+//   FpgaDeviceConfig  a contract configuration as a DeviceConfig: what the
+//                     builder's fpga16/fpga32 targets prepare FPGA nodes for,
+//                     and what a loaded device reports. Its fingerprint names
+//                     the configuration and its CONFIG_ID, so an engine
+//                     refuses a plan built for another accelerator.
+//   FpgaRuntime       an opened AccelDevice as the engine's DeviceRuntime:
+//                     device-visible arenas from the device's memory, and
+//                     launches serialized by one lock, so contexts on several
+//                     threads can share the device.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "kernels/common/device_context.h"
+#include "kernels/fpga/device/accel_device.h"
+#include "kernels/fpga/device/accel_driver.h"
+#include "loom/fpga/accel_contract.h"
+
+namespace loom {
+namespace fpga {
+
+class FpgaDeviceConfig final : public DeviceConfig {
+ public:
+  explicit FpgaDeviceConfig(const contract::AccelConfig& config) : config_(config) {}
+
+  Device device() const override { return Device::kFpga; }
+  // "fpga16" for a 16x16 array, "fpga32" for 32x32.
+  std::string name() const override;
+  // "loom-accel <config> 0x<CONFIG_ID>", e.g. "loom-accel pynq_z2 0x0E3B8988".
+  std::string fingerprint() const override;
+
+  const contract::AccelConfig& accel() const { return config_; }
+
+ private:
+  const contract::AccelConfig config_;
+};
+
+// The fingerprint of a configuration (FpgaDeviceConfig::fingerprint()).
+std::string AccelFingerprint(const contract::AccelConfig& config);
+
+class FpgaRuntime final : public DeviceRuntime, private MemoryAllocator {
+ public:
+  explicit FpgaRuntime(std::unique_ptr<AccelDevice> device);
+  ~FpgaRuntime() override;
+
+  const DeviceConfig& config() const override { return config_; }
+  MemoryAllocator& allocator() override { return *this; }
+
+  const std::string& name() const { return device_->name(); }
+
+  // One run on the device, under the device lock.
+  Status Launch(const LaunchArgs& args, LaunchResult* result);
+  // Device memory and cache maintenance, under the device lock (what
+  // kernels use for their constants and at CPU<->FPGA boundaries).
+  Status AllocateBuffer(size_t bytes, size_t alignment, DeviceBuffer* out);
+  void FreeBuffer(const DeviceBuffer& buffer);
+  Status Flush(const DeviceBuffer& buffer, size_t offset, size_t bytes);
+  Status Invalidate(const DeviceBuffer& buffer, size_t offset, size_t bytes);
+
+ private:
+  // MemoryAllocator: device-visible blocks (kHost too: the device's memory
+  // serves both).
+  Status Allocate(size_t bytes, size_t alignment, MemorySpace space, MemoryBlock* out) override;
+  void Free(const MemoryBlock& block) override;
+
+  std::unique_ptr<AccelDevice> device_;
+  FpgaDeviceConfig config_;
+  std::mutex mutex_;
+  std::map<const void*, DeviceBuffer> blocks_;  // MemoryBlock host pointer -> its buffer
+};
+
+}  // namespace fpga
+}  // namespace loom
