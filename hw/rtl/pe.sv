@@ -48,9 +48,15 @@ module pe #(
   end
 
   if (USE_DSP) begin : g_dsp
-    (* use_dsp = "yes" *) logic signed [16:0] product;
-    assign product = a_in * w_sel;
-    always_ff @(posedge clk) psum_out <= psum_in + PSUM_W'(product);
+    // The 17-bit product (|a * w| <= 2^15) of the operands sign-extended to
+    // 32 bits: synthesis narrows the multiply back to 9 x 8 bits, and the
+    // simulation computes it in one native multiply instead of re-extending
+    // each operand and the product at every width step.
+    /* verilator lint_off UNUSEDSIGNAL */
+    (* use_dsp = "yes" *) logic signed [31:0] product;
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign product = 32'(a_in) * 32'(w_sel);
+    always_ff @(posedge clk) psum_out <= psum_in + product[PSUM_W-1:0];
   end else begin : g_lut
     // Radix-4 Booth: a * w = sum over k < 4 of d_k * a * 4^k, with the digits
     // d_k = -2 w[2k+1] + w[2k] + w[2k-1] in {-2 .. 2} (w[-1] = 0). A partial
