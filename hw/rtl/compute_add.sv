@@ -152,10 +152,10 @@ module compute_add #(
 
   logic [VL*32-1:0] ra, rb;
   for (genvar l = 0; l < VL; l++) begin : g_lane
-    mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(USE_DSP)) u_a (
+    mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(USE_DSP), .GATE(1'b1)) u_a (
       .clk(clk), .in_valid(f_valid), .acc(da[l*10 +: 10]), .multiplier(a_multiplier), .shift(a_shift),
       .result(ra[l*32 +: 32]));
-    mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(USE_DSP)) u_b (
+    mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(USE_DSP), .GATE(1'b1)) u_b (
       .clk(clk), .in_valid(f_valid), .acc(db[l*10 +: 10]), .multiplier(b_multiplier), .shift(b_shift),
       .result(rb[l*32 +: 32]));
   end

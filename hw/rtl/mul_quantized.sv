@@ -8,11 +8,12 @@
 //
 // Fully pipelined, one result per cycle, no stall, no reset (callers carry
 // their own valid bits): inputs in cycle T give result in T + LATENCY,
-// LATENCY = 5. in_valid marks the inputs worth computing: a stage loads only
-// when the input it computes from was valid, so an idle pipeline holds its
-// registers (a clock enable per stage; in simulation the idle stages cost
-// nothing). result keeps the last valid input's result; tie in_valid high to
-// compute every cycle.
+// LATENCY = 5. With GATE, in_valid marks the inputs worth computing: a stage
+// loads only when the input it computes from was valid, so an idle pipeline
+// holds its registers (a clock enable per stage; in simulation the idle
+// stages cost nothing) and result keeps the last valid input's result.
+// Without GATE (requant's DSP form, whose registers are the DSP's) every
+// stage loads every cycle and in_valid is not used.
 //   stage 1  the left shift: x · 2^left saturated to int32 (left = max(shift, 0))
 //   stage 2  the 64-bit product x · multiplier, bits 63 .. 30 (all the rounding
 //   stage 3       reads); see the two forms below
@@ -38,7 +39,8 @@
 module mul_quantized #(
   parameter int ACC_W = 32,      // 32, or an even width <= 30 - ACC_SHIFT + 1
   parameter int ACC_SHIFT = 0,   // x = acc · 2^ACC_SHIFT; 0 when ACC_W = 32
-  parameter bit USE_DSP = 1'b1   // the ACC_W < 32 multiply: DSP (1) or LUT Booth (0)
+  parameter bit USE_DSP = 1'b1,  // the ACC_W < 32 multiply: DSP (1) or LUT Booth (0)
+  parameter bit GATE = 1'b0      // load a stage only for a valid input (in_valid)
 ) (
   input  wire logic                    clk,
   input  wire logic                    in_valid,
@@ -98,10 +100,19 @@ module mul_quantized #(
   assign x = 32'(acc) <<< ACC_SHIFT;
   assign overflow = ((x[30:0] ^ {31{x[31]}}) & shifted_out) != 0;
 
-  // v[k]: the input of stage k + 1 was valid (in_valid delayed k cycles).
-  // No reset: a stage that loads needlessly after power-up is harmless.
-  logic [4:1] v;
-  always_ff @(posedge clk) v <= {v[3:1], in_valid};
+  // load[k]: stage k + 1 loads (GATE: its input was valid, in_valid delayed
+  // k cycles; no reset, as a stage that loads needlessly is harmless).
+  logic [4:0] load;
+  if (GATE) begin : g_gate
+    logic [4:1] v;
+    always_ff @(posedge clk) v <= {v[3:1], in_valid};
+    assign load = {v, in_valid};
+  end else begin : g_every_cycle
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused_in_valid = in_valid;
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign load = '1;
+  end
 
   logic [4:0] right1, right2, right3, right4;
   logic signed [33:0] p3;  // bits 63 .. 30 of x · multiplier
@@ -115,13 +126,13 @@ module mul_quantized #(
     /* verilator lint_on UNUSEDSIGNAL */
     assign product = x1 * mult1;
     always_ff @(posedge clk) begin
-      if (in_valid) begin
+      if (load[0]) begin
         if (!overflow) x1 <= x <<< left;
         else x1 <= x[31] ? 32'sh8000_0000 : 32'sh7fff_ffff;
         mult1 <= multiplier;
       end
-      if (v[1]) p2 <= product[63:30];
-      if (v[2]) p3 <= p2;
+      if (load[1]) p2 <= product[63:30];
+      if (load[2]) p3 <= p2;
     end
   end else begin : g_narrow
     // k = 31 - rsh; rsh in [0, 31 - ACC_SHIFT]. acc = 0 or a saturated x
@@ -133,13 +144,13 @@ module mul_quantized #(
     assign sat_pos1 = sat1 && !sat_neg1;
 
     always_ff @(posedge clk) begin
-      if (in_valid) begin
+      if (load[0]) begin
         sat1 <= overflow;
         sat_neg1 <= acc < 0;
         rsh1 <= overflow || acc == 0 ? '0 : RSH_W'(31 - ACC_SHIFT) - RSH_W'(left);
         mult1 <= multiplier;
       end
-      if (v[1]) begin
+      if (load[1]) begin
         rsh2 <= rsh1;
         mult2 <= mult1;
         sat_pos2 <= sat_pos1;
@@ -149,11 +160,11 @@ module mul_quantized #(
     if (USE_DSP) begin : g_dsp
       logic signed [ACC_W-1:0] mant1;
       always_ff @(posedge clk) begin
-        if (in_valid) begin
+        if (load[0]) begin
           if (!overflow) mant1 <= acc;
           else mant1 <= acc < 0 ? -(ACC_W'(1)) : ACC_W'(1);
         end
-        if (v[1]) q2 <= mant1 * mult1;
+        if (load[1]) q2 <= mant1 * mult1;
       end
     end else begin : g_lut
       // Radix-4 Booth over acc: acc · m = sum over k < D of d_k · m · 4^k, with
@@ -164,14 +175,14 @@ module mul_quantized #(
       // joins the last), stage 2 the pair sums. A saturated x bypasses it:
       // q = -m or m (mant -1 or 1).
       logic [PAIRS*Q_W-1:0] pair_sum1;
-      always_ff @(posedge clk) if (in_valid) pair_sum1 <= BoothPairSums(acc, multiplier);
+      always_ff @(posedge clk) if (load[0]) pair_sum1 <= BoothPairSums(acc, multiplier);
       logic [Q_W-1:0] sum;
       always_comb begin
         sum = '0;
         for (int i = 0; i < PAIRS; i++) sum = sum + pair_sum1[i*Q_W +: Q_W];
       end
       always_ff @(posedge clk) begin
-        if (v[1]) begin
+        if (load[1]) begin
           if (sat1) q2 <= sat_neg1 ? -(Q_W'(mult1)) : Q_W'(mult1);
           else q2 <= $signed(sum);
         end
@@ -184,7 +195,7 @@ module mul_quantized #(
     logic signed [2:0] ceil_m;
     assign scaled = 34'($signed({q2, 1'b0}) >>> rsh2);
     assign ceil_m = 3'($signed(mult2[31:30])) + 3'(mult2[29:0] != 0);
-    always_ff @(posedge clk) if (v[2]) p3 <= scaled - (sat_pos2 ? 34'(ceil_m) : 34'sd0);
+    always_ff @(posedge clk) if (load[2]) p3 <= scaled - (sat_pos2 ? 34'(ceil_m) : 34'sd0);
   end
 
   // Stage 4: the doubling high multiply, rounded.
@@ -196,14 +207,14 @@ module mul_quantized #(
   assign round_bias = right4 == 0 ? 33'sd0 : (33'sd1 <<< (right4 - 5'd1)) - (h4 < 0 ? 33'sd1 : 33'sd0);
 
   always_ff @(posedge clk) begin
-    if (in_valid) right1 <= right;
-    if (v[1]) right2 <= right1;
-    if (v[2]) right3 <= right2;
-    if (v[3]) begin
+    if (load[0]) right1 <= right;
+    if (load[1]) right2 <= right1;
+    if (load[2]) right3 <= right2;
+    if (load[3]) begin
       right4 <= right3;
       h4 <= high > 33'sh0_7fff_ffff ? 32'sh7fff_ffff : high[31:0];
     end
-    if (v[4]) result <= 32'((33'(h4) + round_bias) >>> right4);
+    if (load[4]) result <= 32'((33'(h4) + round_bias) >>> right4);
   end
 endmodule
 

@@ -5,8 +5,6 @@
 //
 // Fully pipelined, one result per cycle, no stall: inputs presented with
 // in_valid in cycle T give out_valid, q and v in cycle T + LATENCY, LATENCY = 7.
-// Stages 1 .. 6 load only for a valid input (an idle lane holds them; q and v
-// mean something only with out_valid).
 //   stage 1      v = acc + bias (int32, wrapping)
 //   stages 2..6  r = MultiplyByQuantizedMultiplier(v, {multiplier, shift})
 //                (mul_quantized.sv: the saturating left shift, the one
@@ -48,18 +46,16 @@ module requant (
   logic signed [5:0] shift1;
   logic signed [8:0] zp1, qmin1, qmax1, zp6, qmin6, qmax6;
   always_ff @(posedge clk) begin
-    if (in_valid) begin
-      v1 <= acc + bias;
-      mult1 <= multiplier;
-      shift1 <= shift;
-      zp1 <= zero_point;
-      qmin1 <= qmin;
-      qmax1 <= qmax;
-    end
+    v1 <= acc + bias;
+    mult1 <= multiplier;
+    shift1 <= shift;
+    zp1 <= zero_point;
+    qmin1 <= qmin;
+    qmax1 <= qmax;
   end
 
   mul_quantized #(.ACC_W(32)) u_mul (
-    .clk(clk), .in_valid(valid[1]), .acc(v1), .multiplier(mult1), .shift(shift1), .result(r6));
+    .clk(clk), .in_valid(1'b1), .acc(v1), .multiplier(mult1), .shift(shift1), .result(r6));
   delay_line #(.WIDTH(32 + 3 * 9), .DEPTH(5)) u_lane (
     .clk(clk), .in({v1, zp1, qmin1, qmax1}), .out({v6, zp6, qmin6, qmax6}));
 
