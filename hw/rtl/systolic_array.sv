@@ -56,8 +56,8 @@
 // the load's bank and act_valid are shift registers of one bit per delay
 // (tap i + j), row i's load enable one of N bits (tap j), and column j's
 // weights a byte chain that shifts only while a load is in flight. The same
-// flops as a per-PE copy would be, fewer of them, and in simulation a row or
-// diagonal moves as one word instead of 256 PE registers.
+// flops as per-PE copies, fewer of them (synthesis shares them anyway), and in
+// simulation a row or diagonal moves as one word instead of 256 PE registers.
 //
 // Arithmetic: products are 9 x 8 bits signed, |a * w| <= 2^15, so a column
 // sum of N of them needs exactly 17 + log2(N) bits (21 for N = 16); the PEs
@@ -84,8 +84,8 @@
 // its 4 lanes) and spare. yosys 0.23 synth_xilinx -family xc7 -flatten,
 // systolic_array N = 16 (hw/synth/synth.py --top systolic_array
 // --param N=16 --param DSP_ROWS=12):
-//   DSP_ROWS = 12: 192 DSP48E1, 8926 LUT + 488 SRL16E, 9798 FF, 0 BRAM
-//   DSP_ROWS = 16: 256 DSP48E1, 2589 LUT + 467 SRL16E, 8790 FF (over budget)
+//   DSP_ROWS = 12: 192 DSP48E1, 8933 LUT + 488 SRL16E, 9813 FF, 0 BRAM
+//   DSP_ROWS = 16: 256 DSP48E1, 2597 LUT + 467 SRL16E, 8805 FF (over budget)
 // so the 64 LUT PEs cost ~6.3k LUTs (12 % of the device).
 `default_nettype none
 
