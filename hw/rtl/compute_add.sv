@@ -137,9 +137,11 @@ module compute_add #(
     f_group_last <= work_left == 1;
     f_row_last <= work_last;
     f_acc <= work_acc;
-    for (int l = 0; l < VL; l++) begin
-      da[l*10 +: 10] <= Diff(work_a[l*8 +: 8], a_zp);
-      db[l*10 +: 10] <= Diff(work_b[l*8 +: 8], b_zp);
+    if (work_left != 0) begin
+      for (int l = 0; l < VL; l++) begin
+        da[l*10 +: 10] <= Diff(work_a[l*8 +: 8], a_zp);
+        db[l*10 +: 10] <= Diff(work_b[l*8 +: 8], b_zp);
+      end
     end
   end
 
@@ -150,10 +152,12 @@ module compute_add #(
 
   logic [VL*32-1:0] ra, rb;
   for (genvar l = 0; l < VL; l++) begin : g_lane
-    mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(USE_DSP)) u_a (
-      .clk(clk), .acc(da[l*10 +: 10]), .multiplier(a_multiplier), .shift(a_shift), .result(ra[l*32 +: 32]));
-    mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(USE_DSP)) u_b (
-      .clk(clk), .acc(db[l*10 +: 10]), .multiplier(b_multiplier), .shift(b_shift), .result(rb[l*32 +: 32]));
+    mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(USE_DSP), .GATE(1'b1)) u_a (
+      .clk(clk), .in_valid(f_valid), .acc(da[l*10 +: 10]), .multiplier(a_multiplier), .shift(a_shift),
+      .result(ra[l*32 +: 32]));
+    mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(USE_DSP), .GATE(1'b1)) u_b (
+      .clk(clk), .in_valid(f_valid), .acc(db[l*10 +: 10]), .multiplier(b_multiplier), .shift(b_shift),
+      .result(rb[l*32 +: 32]));
   end
 
   // The group's control, MQ_LATENCY cycles later beside the results.

@@ -4,16 +4,16 @@
 // Two weight banks hold int8 weights; each activation carries the bank of its
 // weight tile, so the array switches tiles with the data wavefront and one
 // bank loads while the other computes. Every cycle:
-//   psum_out <= psum_in + w[a_bank_in] * a_in        (partial sums move down)
-//   a_out, a_valid_out, a_bank_out <= their inputs   (activations move right)
-//   w_out <= w_in                                    (weights move down)
-//   if (wl_in) w[wl_bank_in] <= w_in                 (this row's weight arrives)
-//   wl_out, wl_bank_out <= wl_in, wl_bank_in         (load enables move right)
+//   psum_out <= psum_in + w[a_bank] * a_in           (partial sums move down)
+//   a_out <= a_in                                    (activations move right)
+//   if (wl) w[wl_bank] <= w_in                       (this row's weight arrives)
 // a_in is a 9-bit signed operand (int8 sign-extended or uint8 zero-extended);
-// it must be 0 when a_valid_in is 0 (the array zeroes idle lanes at its
+// it must be 0 when no vector is there (the array zeroes idle lanes at its
 // input), so the PE needs no gating and psum passes through unchanged.
-// a_valid only travels along (the array takes its output valid from the
-// bottom-right PE).
+// The control that travels with the data (a_bank, the load enable wl and its
+// bank, the weights moving down) lives in the array as shared shift
+// registers: a PE's copy of them would only delay them again by one cycle
+// per PE, and a whole row or diagonal shifts as one word in simulation.
 //
 // USE_DSP selects the multiplier: 1 infers a multiply (`*`) that Vivado and
 // yosys map to a DSP48; 0 builds it in LUTs from radix-4 Booth partial
@@ -26,49 +26,37 @@ module pe #(
   parameter bit USE_DSP = 1'b1
 ) (
   input  wire logic                     clk,
-  input  wire logic                     rst_n,  // synchronous; clears the valid and load-enable bits
   input  wire logic signed [8:0]        a_in,
-  input  wire logic                     a_valid_in,
-  input  wire logic                     a_bank_in,
+  input  wire logic                     a_bank,   // the bank of a_in's weight tile
   output logic signed [8:0]             a_out,
-  output logic                          a_valid_out,
-  output logic                          a_bank_out,
   input  wire logic signed [7:0]        w_in,
-  output logic signed [7:0]             w_out,
-  input  wire logic                     wl_in,
-  input  wire logic                     wl_bank_in,
-  output logic                          wl_out,
-  output logic                          wl_bank_out,
+  input  wire logic                     wl,       // write w_in into bank wl_bank
+  input  wire logic                     wl_bank,
   input  wire logic signed [PSUM_W-1:0] psum_in,
   output logic signed [PSUM_W-1:0]      psum_out
 );
   logic signed [7:0] w_bank0, w_bank1;
   logic signed [7:0] w_sel;
-  assign w_sel = a_bank_in ? w_bank1 : w_bank0;
+  assign w_sel = a_bank ? w_bank1 : w_bank0;
 
   always_ff @(posedge clk) begin
-    if (wl_in && !wl_bank_in) w_bank0 <= w_in;
-    if (wl_in && wl_bank_in) w_bank1 <= w_in;
-    w_out <= w_in;
-    a_out <= a_in;
-    a_bank_out <= a_bank_in;
-    wl_bank_out <= wl_bank_in;
-  end
-
-  always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      a_valid_out <= 1'b0;
-      wl_out <= 1'b0;
-    end else begin
-      a_valid_out <= a_valid_in;
-      wl_out <= wl_in;
+    if (wl) begin
+      if (wl_bank) w_bank1 <= w_in;
+      else w_bank0 <= w_in;
     end
+    a_out <= a_in;
   end
 
   if (USE_DSP) begin : g_dsp
-    (* use_dsp = "yes" *) logic signed [16:0] product;
-    assign product = a_in * w_sel;
-    always_ff @(posedge clk) psum_out <= psum_in + PSUM_W'(product);
+    // The 17-bit product (|a * w| <= 2^15) of the operands sign-extended to
+    // 32 bits: synthesis narrows the multiply back to 9 x 8 bits, and the
+    // simulation computes it in one native multiply instead of re-extending
+    // each operand and the product at every width step.
+    /* verilator lint_off UNUSEDSIGNAL */
+    (* use_dsp = "yes" *) logic signed [31:0] product;
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign product = 32'(a_in) * 32'(w_sel);
+    always_ff @(posedge clk) psum_out <= psum_in + product[PSUM_W-1:0];
   end else begin : g_lut
     // Radix-4 Booth: a * w = sum over k < 4 of d_k * a * 4^k, with the digits
     // d_k = -2 w[2k+1] + w[2k] + w[2k-1] in {-2 .. 2} (w[-1] = 0). A partial

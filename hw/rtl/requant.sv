@@ -55,7 +55,7 @@ module requant (
   end
 
   mul_quantized #(.ACC_W(32)) u_mul (
-    .clk(clk), .acc(v1), .multiplier(mult1), .shift(shift1), .result(r6));
+    .clk(clk), .in_valid(1'b1), .acc(v1), .multiplier(mult1), .shift(shift1), .result(r6));
   delay_line #(.WIDTH(32 + 3 * 9), .DEPTH(5)) u_lane (
     .clk(clk), .in({v1, zp1, qmin1, qmax1}), .out({v6, zp6, qmin6, qmax6}));
 

@@ -50,6 +50,15 @@
 // Reset drops the vectors and weight rows in flight and restarts the row
 // count; the banks then hold undefined weights until both are reloaded.
 //
+// Structure: a PE holds its two weight banks, its activation register and
+// its partial sum. What only travels along with the data is shared: PE(i, j)
+// sees the wavefront of cycle T in cycle T + i + j, so the activation's bank,
+// the load's bank and act_valid are shift registers of one bit per delay
+// (tap i + j), row i's load enable one of N bits (tap j), and column j's
+// weights a byte chain that shifts only while a load is in flight. The same
+// flops as per-PE copies, fewer of them (synthesis shares them anyway), and in
+// simulation a row or diagonal moves as one word instead of 256 PE registers.
+//
 // Arithmetic: products are 9 x 8 bits signed, |a * w| <= 2^15, so a column
 // sum of N of them needs exactly 17 + log2(N) bits (21 for N = 16); the PEs
 // carry that width and the output sign-extends it to 32 bits.
@@ -75,8 +84,8 @@
 // its 4 lanes) and spare. yosys 0.23 synth_xilinx -family xc7 -flatten,
 // systolic_array N = 16 (hw/synth/synth.py --top systolic_array
 // --param N=16 --param DSP_ROWS=12):
-//   DSP_ROWS = 12: 192 DSP48E1, 8926 LUT + 488 SRL16E, 9798 FF, 0 BRAM
-//   DSP_ROWS = 16: 256 DSP48E1, 2589 LUT + 467 SRL16E, 8790 FF (over budget)
+//   DSP_ROWS = 12: 192 DSP48E1, 8933 LUT + 488 SRL16E, 9813 FF, 0 BRAM
+//   DSP_ROWS = 16: 256 DSP48E1, 2597 LUT + 467 SRL16E, 8805 FF (over budget)
 // so the 64 LUT PEs cost ~6.3k LUTs (12 % of the device).
 `default_nettype none
 
@@ -97,6 +106,7 @@ module systolic_array #(
 );
   localparam int PSUM_W = 17 + $clog2(N);
   localparam int CNT_W = $clog2(N);
+  localparam int DIAG = 2 * N - 1;  // PE(i, j) sees its inputs delayed i + j = 0 .. 2N-2 cycles
 
   // The row of the tile being loaded.
   logic [CNT_W-1:0] w_count;
@@ -105,12 +115,16 @@ module systolic_array #(
     else if (w_valid) w_count <= w_count == CNT_W'(N - 1) ? '0 : w_count + 1'b1;
   end
 
-  // Control bits delayed 0 .. N-1 cycles: row i reads tap i (bit i).
-  logic [N-1:1] act_valid_q, act_bank_q, w_valid_q, w_bank_q;
+  // Control bits delayed 0 .. 2N-2 cycles (bit k: k cycles): PE(i, j) reads
+  // tap i + j of the activation's and the weight load's bank (the wavefront
+  // of cycle T reaches it in T + i + j); act_valid also to 2N-1 (psum_valid),
+  // w_valid and w_count to N-1 (row i's load enable, tap i).
+  logic [DIAG:1] act_valid_q;
+  logic [DIAG-1:1] act_bank_q, w_valid_q, w_bank_q;
   logic [(N-1)*CNT_W-1:0] w_count_q;
-  logic [N-1:0] act_valid_tap, act_bank_tap, w_valid_tap, w_bank_tap;
+  logic [DIAG-1:0] act_valid_tap, act_bank_tap, w_valid_tap, w_bank_tap;
   logic [N*CNT_W-1:0] w_count_tap;
-  assign act_valid_tap = {act_valid_q, act_valid};
+  assign act_valid_tap = {act_valid_q[DIAG-1:1], act_valid};
   assign act_bank_tap = {act_bank_q, act_bank};
   assign w_valid_tap = {w_valid_q, w_valid};
   assign w_bank_tap = {w_bank_q, w_bank};
@@ -120,13 +134,21 @@ module systolic_array #(
       act_valid_q <= '0;
       w_valid_q <= '0;
     end else begin
-      act_valid_q <= act_valid_tap[N-2:0];
-      w_valid_q <= w_valid_tap[N-2:0];
+      act_valid_q <= act_valid_tap;
+      w_valid_q <= w_valid_tap[DIAG-2:0];
     end
-    act_bank_q <= act_bank_tap[N-2:0];
-    w_bank_q <= w_bank_tap[N-2:0];
+    act_bank_q <= act_bank_tap[DIAG-2:0];
+    w_bank_q <= w_bank_tap[DIAG-2:0];
     w_count_q <= w_count_tap[(N-1)*CNT_W-1:0];
   end
+
+  // Weights move down a column only while a tile load is in flight: a row
+  // entering in cycle s is written by PE(i, j) in cycle s + i + j <= s + 2N-2,
+  // and until then w_valid stays high in its taps 0 .. 2N-2, so every shift
+  // that carries it happens. Outside a load the column registers have no
+  // reader, and holding them costs the simulation nothing.
+  logic w_moving;
+  assign w_moving = w_valid_tap != '0;
 
   // Input skew: row i's activation delayed i cycles (zero when idle), column
   // j's weight byte delayed j cycles.
@@ -138,43 +160,49 @@ module systolic_array #(
     delay_line #(.WIDTH(8), .DEPTH(i)) u_wgt (.clk(clk), .in(w_row[i*8 +: 8]), .out(w_skewed));
   end
 
+  // Column j's weights on their way down: tap i (row i's w_in) is the skewed
+  // byte delayed i more cycles.
+  for (genvar j = 0; j < N; j++) begin : g_wcol
+    logic [(N-1)*8-1:0] w_q;
+    logic [N*8-1:0] w_tap;
+    assign w_tap = {w_q, g_skew[j].w_skewed};
+    always_ff @(posedge clk) if (w_moving) w_q <= w_tap[(N-1)*8-1:0];
+  end
+
+  // Row i's load enable: its tile row (w_count = i) entered i cycles ago;
+  // PE(i, j) takes it j cycles later (tap j).
+  for (genvar i = 0; i < N; i++) begin : g_wl
+    logic [N-1:1] wl_q;
+    logic [N-1:0] wl_tap;
+    assign wl_tap = {wl_q, w_valid_tap[i] && w_count_tap[i*CNT_W +: CNT_W] == CNT_W'(i)};
+    always_ff @(posedge clk) begin
+      if (!rst_n) wl_q <= '0;
+      else wl_q <= wl_tap[N-2:0];
+    end
+  end
+
   for (genvar i = 0; i < N; i++) begin : g_row
     for (genvar j = 0; j < N; j++) begin : g_col
-      // The last column's and last row's outgoing signals, and the valid bits
-      // outside the bottom row, have no reader.
+      // The last column's outgoing activation and the last row's partial sum
+      // (read by the deskew) have no reader inside the grid.
       /* verilator lint_off UNUSEDSIGNAL */
       logic signed [8:0] a_in, a_out;
-      logic a_valid_in, a_valid_out, a_bank_in, a_bank_out;
-      logic wl_in, wl_out, wl_bank_in, wl_bank_out;
-      logic signed [7:0] w_in, w_out;
       logic signed [PSUM_W-1:0] psum_in, psum_out;
       /* verilator lint_on UNUSEDSIGNAL */
       if (j == 0) begin : g_left
         assign a_in = g_skew[i].a_skewed;
-        assign a_valid_in = act_valid_tap[i];
-        assign a_bank_in = act_bank_tap[i];
-        assign wl_in = w_valid_tap[i] && w_count_tap[i*CNT_W +: CNT_W] == CNT_W'(i);
-        assign wl_bank_in = w_bank_tap[i];
       end else begin : g_inner
         assign a_in = g_row[i].g_col[j-1].a_out;
-        assign a_valid_in = g_row[i].g_col[j-1].a_valid_out;
-        assign a_bank_in = g_row[i].g_col[j-1].a_bank_out;
-        assign wl_in = g_row[i].g_col[j-1].wl_out;
-        assign wl_bank_in = g_row[i].g_col[j-1].wl_bank_out;
       end
       if (i == 0) begin : g_top
-        assign w_in = g_skew[j].w_skewed;
         assign psum_in = '0;
       end else begin : g_below
-        assign w_in = g_row[i-1].g_col[j].w_out;
         assign psum_in = g_row[i-1].g_col[j].psum_out;
       end
       pe #(.PSUM_W(PSUM_W), .USE_DSP(i < DSP_ROWS)) u_pe (
-        .clk(clk), .rst_n(rst_n),
-        .a_in(a_in), .a_valid_in(a_valid_in), .a_bank_in(a_bank_in),
-        .a_out(a_out), .a_valid_out(a_valid_out), .a_bank_out(a_bank_out),
-        .w_in(w_in), .w_out(w_out),
-        .wl_in(wl_in), .wl_bank_in(wl_bank_in), .wl_out(wl_out), .wl_bank_out(wl_bank_out),
+        .clk(clk),
+        .a_in(a_in), .a_bank(act_bank_tap[i+j]), .a_out(a_out),
+        .w_in(g_wcol[j].w_tap[i*8 +: 8]), .wl(g_wl[i].wl_tap[j]), .wl_bank(w_bank_tap[i+j]),
         .psum_in(psum_in), .psum_out(psum_out));
     end
   end
@@ -186,7 +214,7 @@ module systolic_array #(
       .clk(clk), .in(g_row[N-1].g_col[j].psum_out), .out(column_sum));
     assign psum[j*32 +: 32] = 32'(column_sum);
   end
-  assign psum_valid = g_row[N-1].g_col[N-1].a_valid_out;
+  assign psum_valid = act_valid_q[DIAG];
 endmodule
 
 `default_nettype wire

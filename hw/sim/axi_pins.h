@@ -23,24 +23,61 @@ class Pin {
  public:
   Pin() = default;
   template <typename Port>
-  Pin(Port& port) : bytes_(reinterpret_cast<uint8_t*>(&port)), size_(sizeof(Port)) {}  // NOLINT: implicit
+  Pin(Port& port) : bytes_(reinterpret_cast<uint8_t*>(&port)), size_(sizeof(Port)) {  // NOLINT: implicit
+    static_assert(sizeof(Port) == 1 || sizeof(Port) == 2 || sizeof(Port) % 4 == 0, "not a Verilator port");
+  }
 
-  // The low 64 bits of the port.
+  // The low 64 bits of the port. The models read and write pins every
+  // cycle, so the storage sizes Verilator uses are fixed-size copies (a
+  // copy of variable size would be a library call).
   uint64_t Get() const {
-    uint64_t value = 0;
-    std::memcpy(&value, bytes_, size_ < 8 ? size_ : 8);
-    return value;
+    switch (size_) {
+      case 1:
+        return *bytes_;
+      case 2:
+        return Load<uint16_t>();
+      case 4:
+        return Load<uint32_t>();
+      default:  // 8, or a VlWide: its low 64 bits
+        return Load<uint64_t>();
+    }
   }
   bool High() const { return Get() != 0; }
   // Writes value to the port, zero-extended over its whole storage.
   void Set(uint64_t value) const {
-    std::memset(bytes_, 0, size_);
-    std::memcpy(bytes_, &value, size_ < 8 ? size_ : 8);
+    switch (size_) {
+      case 1:
+        *bytes_ = static_cast<uint8_t>(value);
+        return;
+      case 2:
+        Store(static_cast<uint16_t>(value));
+        return;
+      case 4:
+        Store(static_cast<uint32_t>(value));
+        return;
+      case 8:
+        Store(value);
+        return;
+      default:
+        std::memset(bytes_, 0, size_);
+        Store(value);
+    }
   }
   uint8_t* Bytes() const { return bytes_; }
   size_t size() const { return size_; }
 
  private:
+  template <typename T>
+  T Load() const {
+    T value;
+    std::memcpy(&value, bytes_, sizeof(T));
+    return value;
+  }
+  template <typename T>
+  void Store(T value) const {
+    std::memcpy(bytes_, &value, sizeof(T));
+  }
+
   uint8_t* bytes_ = nullptr;
   size_t size_ = 0;
 };

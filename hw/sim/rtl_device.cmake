@@ -11,6 +11,9 @@
 # pynq_z2 build's 12 DSP + 4 LUT rows and computes the same bits (both kinds
 # are checked against each other by hw.systolic_array_n16 / _n4). Set
 # -DLOOM_HW_RTL_DEVICE_VERILATOR_FLAGS to simulate the synthesized mix.
+# TRACE_FST (LOOM_HW_TRACE) costs no measurable speed when no trace is open,
+# and -O2 for the model's C++ instead of the build's -O3 is no faster
+# (hw/README.md, Simulation speed).
 set(LOOM_HW_RTL_DEVICE_VERILATOR_FLAGS -O3 --x-assign fast --x-initial fast --output-split-cfuncs 5000
     -GDSP_ROWS=16 CACHE STRING "Verilator flags of the RtlDevice model (loom_accel_top)")
 set(LOOM_HW_RTL_DEVICE_VERILATOR_ARGS ${LOOM_HW_RTL_DEVICE_VERILATOR_FLAGS} -Wall -y ${PROJECT_SOURCE_DIR}/hw/rtl

@@ -13,9 +13,9 @@ module tb_mul_quantized_top (
   output logic signed [31:0]      result_dsp
 );
   mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(1'b0)) u_lut (
-    .clk(clk), .acc(acc), .multiplier(multiplier), .shift(shift), .result(result_lut));
+    .clk(clk), .in_valid(1'b1), .acc(acc), .multiplier(multiplier), .shift(shift), .result(result_lut));
   mul_quantized #(.ACC_W(10), .ACC_SHIFT(20), .USE_DSP(1'b1)) u_dsp (
-    .clk(clk), .acc(acc), .multiplier(multiplier), .shift(shift), .result(result_dsp));
+    .clk(clk), .in_valid(1'b1), .acc(acc), .multiplier(multiplier), .shift(shift), .result(result_dsp));
 endmodule
 
 `default_nettype wire

@@ -9,7 +9,9 @@
 // Suites: RtlDevice* run in CI (ctest hw.rtl_device, small sizes);
 // RtlDeviceLong* (ctest hw.rtl_device_long, label hw-long) run thousands of
 // layers (scaled by $LOOM_FPGA_LONG) and the ResNet-18 convolutions at
-// 224x224 with per-layer cycles and utilization.
+// 224x224 with per-layer cycles and utilization; RtlDeviceTest.LongSpeed
+// measures the simulation speed (hw/README.md, Simulation speed):
+//   LOOM_FPGA_LONG=1 loom_hw_rtl_device_test --gtest_filter='*LongSpeed*'
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,9 +52,10 @@ class RtlSecondDevice : public lt::SecondDevice {
  public:
   struct RunRecord {
     RtlCounters counters;
-    uint64_t cycles_simulated = 0;
-    double seconds = 0;
-    bool back_pressure = false;      // the DDR model stalled at random
+    uint64_t cycles_simulated = 0;    // since the device was made (reset and register accesses included)
+    uint64_t run_cycles = 0;          // within RtlDevice::Run
+    double seconds = 0;               // wall time of RtlDevice::Run
+    bool back_pressure = false;       // the DDR model stalled at random
     fpga::perf::CycleEstimate model;  // the analytic cycle model's prediction of the same run
   };
 
@@ -71,14 +74,15 @@ class RtlSecondDevice : public lt::SecondDevice {
     options.trace_name = TraceName();
     device_ = std::make_unique<RtlDevice>(Pynq(), dram_.get(), options);
     RunResult result;
+    const uint64_t cycles_before = device_->simulated_cycles();
     const auto start = std::chrono::steady_clock::now();
     const Status status = device_->status().ok() ? device_->Run(args, &result) : device_->status();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_TRUE(status.ok()) << status.message();
     EXPECT_TRUE(dram_->SyncFromDevice(memory->base(), memory->size()).ok());
     std::copy(dram_->host().data(), dram_->host().data() + memory->size(), memory->data());
-    last_ = {device_->counters(), device_->simulated_cycles(), seconds, args.schedule_seed % 3 != 0,
-             Estimate(args, *memory, options.ddr)};
+    last_ = {device_->counters(), device_->simulated_cycles(), device_->simulated_cycles() - cycles_before, seconds,
+             args.schedule_seed % 3 != 0, Estimate(args, *memory, options.ddr)};
     if (!last_.back_pressure && last_.counters.cycles > 0 && result.ok()) RecordModelError();
     ++runs_;
     cycles_ += last_.cycles_simulated;
@@ -446,6 +450,29 @@ TEST_F(RtlDeviceTest, LongRandomLayers) {
       EXPECT_TRUE(lt::RunMaxPoolCase(Pynq(), pool, {uint64_t(i) + 1})) << pool.layer.name;
       layers_ += 2;
     }
+  }
+}
+
+// The simulation speed on the reference layer of hw/README.md (Simulation
+// speed): 64x28x28 -> 64, 3x3, stride 1, padding 1, no AXI back-pressure
+// (seed 0). Simulated cycles per wall second of RtlDevice::Run, for each of
+// kRuns runs and the best and median of them (the machine may be shared).
+TEST_F(RtlDeviceTest, LongSpeed) {
+  if (std::getenv("LOOM_FPGA_LONG") == nullptr) GTEST_SKIP() << "set LOOM_FPGA_LONG to run";
+  constexpr int kRuns = 3;
+  std::vector<double> speeds;
+  for (int i = 0; i < kRuns && !HasFailure(); ++i) {
+    std::mt19937 rng(28);
+    ExpectConv(ConvOf(64, 28, 28, 64, 3, 1, 1, false, &rng), 0);
+    const RtlSecondDevice::RunRecord& r = rtl_.last();
+    speeds.push_back(r.run_cycles / 1e6 / r.seconds);
+    std::printf("speed run %d: %llu cycles in %.3f s: %.3f M cycles/s\n", i + 1,
+                static_cast<unsigned long long>(r.run_cycles), r.seconds, speeds.back());
+  }
+  std::sort(speeds.begin(), speeds.end());
+  if (!speeds.empty()) {
+    std::printf("speed 64x28x28 -> 64 3x3: best %.3f, median %.3f M cycles/s of %zu runs (Verilator %s)\n",
+                speeds.back(), speeds[speeds.size() / 2], speeds.size(), RtlDevice::VerilatorFlags());
   }
 }
 
