@@ -128,31 +128,7 @@ Status RtlDevice::Run(const fpga::RunArgs& args, fpga::RunResult* result) {
   if (status.ok()) status = regs.Write32(c::kRegCtrl, kApStart);
   if (!status.ok()) return Fail(status.message());
 
-  // Progress is AXI traffic or, for a long CONV that moves no data, the
-  // COMPUTE_BUSY counter advancing (read only when the bus has been quiet).
-  const uint64_t start = sim_->sim.cycle();
-  uint64_t traffic = sim_->Traffic(), last_progress = start, compute_busy = 0;
-  while (!sim_->Interrupt()) {
-    sim_->Tick();
-    const uint64_t now = sim_->sim.cycle();
-    if (sim_->Traffic() != traffic) {
-      traffic = sim_->Traffic();
-      last_progress = now;
-    }
-    if (now - start > options_.max_cycles)
-      return Fail("the run did not finish within " + std::to_string(options_.max_cycles) + " cycles");
-    if (now - last_progress > options_.quiet_cycles) {
-      uint64_t busy = 0;
-      status = regs.Read64(c::kRegComputeBusy, &busy);
-      if (!status.ok()) return Fail(status.message());
-      if (busy == compute_busy) {
-        return Fail("no AXI traffic and no compute for " + std::to_string(options_.quiet_cycles) +
-                    " cycles, and no ap_done: a hang");
-      }
-      compute_busy = busy;
-      last_progress = sim_->sim.cycle();
-    }
-  }
+  RETURN_IF_ERROR(WaitInterrupt(options_.max_cycles));
 
   // Acknowledge the interrupt (ISR bits toggle on write) and ap_done (clear on read).
   uint32_t ctrl = 0, error = 0, error_cmd = 0;
@@ -179,8 +155,6 @@ Status RtlDevice::Run(const fpga::RunArgs& args, fpga::RunResult* result) {
   }
   if (!status.ok()) return Fail(status.message());
   if ((ctrl & 2) == 0) return Fail("the interrupt rose without ap_done");
-  if (!sim_->ddr.violations().empty()) return Fail("AXI violation: " + sim_->ddr.violations().front());
-
   result->error = static_cast<c::ErrorCode>(error);
   result->error_cmd = error_cmd;
   if (!result->ok()) {
@@ -189,6 +163,48 @@ Status RtlDevice::Run(const fpga::RunArgs& args, fpga::RunResult* result) {
   }
   result->bytes_read = counters_.dma_read_bytes;
   result->bytes_written = counters_.dma_write_bytes;
+  return Status::Ok();
+}
+
+Status RtlDevice::WriteRegister(uint32_t offset, uint32_t value) {
+  if (!status_.ok()) return status_;
+  const Status status = sim_->regs.Write32(offset, value);
+  return status.ok() ? status : Fail(status.message());
+}
+
+Status RtlDevice::ReadRegister(uint32_t offset, uint32_t* value) {
+  if (!status_.ok()) return status_;
+  const Status status = sim_->regs.Read32(offset, value);
+  return status.ok() ? status : Fail(status.message());
+}
+
+Status RtlDevice::WaitInterrupt(uint64_t max_cycles) {
+  if (!status_.ok()) return status_;
+  // Progress is AXI traffic or, for a long CONV that moves no data, the
+  // COMPUTE_BUSY counter advancing (read only when the bus has been quiet).
+  const uint64_t start = sim_->sim.cycle();
+  uint64_t traffic = sim_->Traffic(), last_progress = start, compute_busy = 0;
+  while (!sim_->Interrupt()) {
+    sim_->Tick();
+    const uint64_t now = sim_->sim.cycle();
+    if (sim_->Traffic() != traffic) {
+      traffic = sim_->Traffic();
+      last_progress = now;
+    }
+    if (now - start > max_cycles) return Fail("the run did not finish within " + std::to_string(max_cycles) + " cycles");
+    if (now - last_progress > options_.quiet_cycles) {
+      uint64_t busy = 0;
+      const Status status = sim_->regs.Read64(c::kRegComputeBusy, &busy);
+      if (!status.ok()) return Fail(status.message());
+      if (busy == compute_busy) {
+        return Fail("no AXI traffic and no compute for " + std::to_string(options_.quiet_cycles) +
+                    " cycles, and no ap_done: a hang");
+      }
+      compute_busy = busy;
+      last_progress = sim_->sim.cycle();
+    }
+  }
+  if (!sim_->ddr.violations().empty()) return Fail("AXI violation: " + sim_->ddr.violations().front());
   return Status::Ok();
 }
 

@@ -25,8 +25,9 @@ verilate(loom_hw_accel_top_model TRACE_FST SOURCES ${PROJECT_SOURCE_DIR}/hw/rtl/
          TOP_MODULE loom_accel_top PREFIX Vloom_accel_top VERILATOR_ARGS ${LOOM_HW_RTL_DEVICE_VERILATOR_ARGS})
 loom_hw_use_shared_runtime(loom_hw_accel_top_model)
 
-add_library(loom_hw_rtl_device STATIC rtl_device.cc)
-target_link_libraries(loom_hw_rtl_device PUBLIC loom_hw_sim loom_fpga_model PRIVATE loom_hw_accel_top_model)
+add_library(loom_hw_rtl_device STATIC rtl_device.cc rtl_accel_device.cc)
+target_link_libraries(loom_hw_rtl_device PUBLIC loom_hw_sim loom_fpga_model loom_fpga_devices
+                      PRIVATE loom_hw_accel_top_model)
 # Verilator's and the model's headers as system headers, so the project's
 # -Werror skips them.
 target_include_directories(loom_hw_rtl_device SYSTEM PRIVATE ${VERILATOR_ROOT}/include
@@ -51,5 +52,13 @@ target_link_libraries(loom_hw_rtl_device_test PRIVATE loom_hw_rtl_device loom_fp
 loom_project_target(loom_hw_rtl_device_test)
 add_test(NAME hw.rtl_device COMMAND loom_hw_rtl_device_test --gtest_filter=-*Long*)
 set_tests_properties(hw.rtl_device PROPERTIES LABELS hw)
+# hw.rtl_accel_device (CI): the fpga-rtl AccelDevice backend through the driver.
+add_executable(loom_hw_rtl_accel_device_test tests/rtl_accel_device_test.cc)
+target_link_libraries(loom_hw_rtl_accel_device_test PRIVATE loom_hw_rtl_device loom_fpga_device_testing
+                      GTest::gtest_main)
+loom_project_target(loom_hw_rtl_accel_device_test)
+add_test(NAME hw.rtl_accel_device COMMAND loom_hw_rtl_accel_device_test)
+set_tests_properties(hw.rtl_accel_device PROPERTIES LABELS hw)
+
 add_test(NAME hw.rtl_device_long COMMAND loom_hw_rtl_device_test --gtest_filter=*Long*)
 set_tests_properties(hw.rtl_device_long PROPERTIES LABELS hw-long ENVIRONMENT LOOM_FPGA_LONG=20)

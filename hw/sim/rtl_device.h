@@ -73,6 +73,16 @@ class RtlDevice {
 
   Status Run(const fpga::RunArgs& args, fpga::RunResult* result);
 
+  // Register level, for the fpga-rtl AccelDevice (rtl_accel_device.h): one
+  // AXI-Lite transaction each, the clock running meanwhile.
+  Status WriteRegister(uint32_t offset, uint32_t value);
+  Status ReadRegister(uint32_t offset, uint32_t* value);
+  // Runs the clock until the interrupt pin rises (ap_done with GIE and IER
+  // set). A failed Status as Run's: no interrupt within max_cycles (from
+  // now), a hang (quiet_cycles without AXI traffic or compute), an AXI
+  // violation.
+  Status WaitInterrupt(uint64_t max_cycles);
+
   const RtlCounters& counters() const { return counters_; }  // of the last run
   const AxiDdrStats& ddr_stats() const;                      // since construction
   uint64_t simulated_cycles() const;                          // since construction
