@@ -6,6 +6,7 @@
 
 #include "builder/build_log.h"
 #include "builder/exec/kernel_choice.h"
+#include "builder/place/min_cut.h"
 
 namespace loom {
 namespace place {
@@ -34,7 +35,7 @@ std::string Ms(double ms) {
 struct Option {
   Device device = Device::kCpu;
   Status refusal;  // ok when a kernel of the device accepts the node
-  double ms = 0;   // node plus boundaries, when feasible
+  double ms = 0;   // the node's own predicted time, when feasible
 };
 
 // "fpga: predicted 1.90 ms vs cpu 41.0 ms"; "cpu: fpga cannot run it: ...".
@@ -66,17 +67,92 @@ Status CheckInputs(const ir::Graph& graph) {
   return Status::Ok();
 }
 
+// The two devices of a two-device target: which one is the cut's source
+// side (the CPU when the target has it).
+struct Sides {
+  Device source = Device::kCpu;
+  Device sink = Device::kFpga;
+};
+
+int64_t Nanoseconds(double ms) {
+  const double ns = ms * 1e6;
+  return ns >= static_cast<double>(MinCut::kInfinite) ? MinCut::kInfinite : static_cast<int64_t>(ns + 0.5);
+}
+
+// Chooses each node's device so that the predicted total (node times plus
+// boundaries) is smallest over the whole graph: a minimum cut (min_cut.h).
+// A value crossing devices pays its boundary once however many consumers it
+// has (an extra cut node per value and direction), graph inputs come from
+// the CPU's memory and graph outputs go back to it.
+void PlaceByCut(const ir::Graph& graph, const CostModel& cost, const ir::UseLists& uses, const Sides& sides,
+                const std::vector<int>& live, const std::vector<std::vector<Option>>& options,
+                std::vector<Device>* chosen) {
+  std::vector<int> index(graph.nodes().size(), -1);
+  for (size_t i = 0; i < live.size(); ++i) index[static_cast<size_t>(live[i])] = static_cast<int>(i);
+  // Nodes, then two helper nodes per value.
+  const int values = static_cast<int>(graph.values().size());
+  MinCut cut(static_cast<int>(live.size()) + 2 * values);
+  for (size_t i = 0; i < live.size(); ++i) {
+    for (const Option& o : options[i]) {
+      const int64_t ns = o.refusal.ok() ? Nanoseconds(o.ms) : MinCut::kInfinite;
+      if (o.device == sides.source) cut.AddEdge(static_cast<int>(i), cut.sink(), ns);  // cut when on the source side
+      if (o.device == sides.sink) cut.AddEdge(cut.source(), static_cast<int>(i), ns);
+    }
+  }
+  std::vector<bool> graph_input(static_cast<size_t>(values), false), graph_output(static_cast<size_t>(values), false);
+  for (int id : graph.inputs()) graph_input[static_cast<size_t>(id)] = true;
+  for (int id : graph.outputs()) graph_output[static_cast<size_t>(id)] = true;
+  for (int v = 0; v < values; ++v) {
+    const int producer = uses.producer[static_cast<size_t>(v)];
+    const int from = producer >= 0 ? index[static_cast<size_t>(producer)] : (graph_input[v] ? cut.source() : -1);
+    if (from < 0 && producer >= 0) continue;  // produced by a dead node
+    const int64_t to_sink = Nanoseconds(cost.BoundaryMs(graph, v, sides.source, sides.sink));
+    const int64_t to_source = Nanoseconds(cost.BoundaryMs(graph, v, sides.sink, sides.source));
+    const int up = static_cast<int>(live.size()) + 2 * v, down = up + 1;
+    bool consumed = false;
+    for (int consumer : uses.consumers[static_cast<size_t>(v)]) {
+      const int c = index[static_cast<size_t>(consumer)];
+      if (c < 0 || from < 0) continue;
+      consumed = true;
+      cut.AddEdge(up, c, MinCut::kInfinite);                              // a consumer on the sink side puts `up` there
+      if (from != cut.source()) cut.AddEdge(c, down, MinCut::kInfinite);  // one on the source side, `down`
+    }
+    if (consumed) {
+      cut.AddEdge(from, up, to_sink);                                // source -> sink crossing, once
+      if (from != cut.source()) cut.AddEdge(down, from, to_source);  // sink -> source crossing, once
+    }
+    if (graph_output[static_cast<size_t>(v)] && producer >= 0 && from >= 0) {
+      cut.AddEdge(cut.source(), from, to_source);  // the result goes back to the CPU's memory
+    }
+  }
+  cut.Solve();
+  chosen->resize(live.size());
+  for (size_t i = 0; i < live.size(); ++i)
+    (*chosen)[i] = cut.OnSourceSide(static_cast<int>(i)) ? sides.source : sides.sink;
+}
+
+// The feasible device with the lowest node time (ties: the target's order).
+Device Cheapest(const std::vector<Option>& options) {
+  const Option* best = nullptr;
+  for (const Option& o : options)
+    if (o.refusal.ok() && (best == nullptr || o.ms < best->ms)) best = &o;
+  return best->device;
+}
+
 }  // namespace
 
 Status PlaceNodes(ir::Graph* graph, const Target& target, const KernelRegistry& registry) {
   RETURN_IF_ERROR(CheckInputs(*graph));
   const CostModel& cost = target.cost_model();
   const ir::UseLists uses = graph->BuildUseLists();
-  for (ir::Node& node : graph->nodes()) {
+  std::vector<int> live;
+  std::vector<std::vector<Option>> options;
+  for (size_t n = 0; n < graph->nodes().size(); ++n) {
+    ir::Node& node = graph->node(static_cast<int>(n));
     if (node.dead) continue;
     RETURN_IF_ERROR(CheckStatic(*graph, node));
-    std::vector<Option> options;
-    const Option* best = nullptr;
+    std::vector<Option> node_options;
+    bool feasible = false;
     for (const TargetDevice& d : target.devices()) {
       Option o;
       o.device = d.device;
@@ -84,23 +160,55 @@ Status PlaceNodes(ir::Graph* graph, const Target& target, const KernelRegistry& 
       o.refusal = exec::ChooseKernel(registry, exec::MakeKernelSetup(*graph, node, d.config.get()), d.device, &chosen);
       if (o.refusal.ok()) {
         o.ms = cost.NodeMs(*graph, node, d.device);
-        for (int in : node.inputs) {
-          const int producer = in < 0 ? -1 : uses.producer[static_cast<size_t>(in)];
-          if (producer >= 0) o.ms += cost.BoundaryMs(*graph, in, graph->node(producer).device, d.device);
-        }
+        feasible = true;
       }
-      options.push_back(std::move(o));
+      node_options.push_back(std::move(o));
     }
-    for (const Option& o : options)
-      if (o.refusal.ok() && (best == nullptr || o.ms < best->ms)) best = &o;
-    if (best == nullptr) {
-      for (const Option& o : options)
+    if (!feasible) {
+      for (const Option& o : node_options)
         if (o.device == Device::kCpu) return o.refusal.WithContext(node.Label());
-      return options.front().refusal.WithContext(node.Label());
+      return node_options.front().refusal.WithContext(node.Label());
     }
-    node.device = best->device;
-    node.predicted_ms = best->ms;
-    node.placement_reason = Reason(target, options, *best);
+    live.push_back(static_cast<int>(n));
+    options.push_back(std::move(node_options));
+  }
+
+  std::vector<Device> chosen(live.size());
+  if (target.devices().size() == 2) {
+    Sides sides;
+    sides.source = target.devices()[0].device == Device::kCpu ? Device::kCpu : target.devices()[1].device;
+    sides.sink = sides.source == target.devices()[0].device ? target.devices()[1].device : target.devices()[0].device;
+    PlaceByCut(*graph, cost, uses, sides, live, options, &chosen);
+  } else {
+    for (size_t i = 0; i < live.size(); ++i) chosen[i] = Cheapest(options[i]);
+  }
+
+  for (size_t i = 0; i < live.size(); ++i) {
+    ir::Node& node = graph->node(live[i]);
+    node.device = chosen[i];
+  }
+  // Predicted times and reasons, once every device is known.
+  for (size_t i = 0; i < live.size(); ++i) {
+    ir::Node& node = graph->node(live[i]);
+    const Option* mine = nullptr;
+    for (const Option& o : options[i])
+      if (o.device == node.device) mine = &o;
+    node.predicted_ms = mine->ms;
+    for (int in : node.inputs) {
+      if (in < 0) continue;
+      const int producer = uses.producer[static_cast<size_t>(in)];
+      const Device from = producer >= 0 ? graph->node(producer).device : Device::kCpu;
+      if (producer < 0 && graph->value(in).is_constant()) continue;
+      if (from != node.device) {
+        node.predicted_ms += cost.BoundaryMs(*graph, in, from, node.device);
+      }
+    }
+    node.placement_reason = Reason(target, options[i], *mine);
+    if (node.device != Cheapest(options[i])) {
+      node.placement_reason += " (placed with its neighbours: the whole graph is faster with fewer " +
+                               std::string(DeviceName(Device::kCpu)) + "<->" + DeviceName(Device::kFpga) +
+                               " boundaries)";
+    }
     BuildLog().debug("placed {}: {}", node.Label(), node.placement_reason);
   }
   return Status::Ok();

@@ -1,14 +1,19 @@
 // Placement: puts every node on one of the target's devices.
 //
 // A device is feasible for a node when one of its kernels accepts the node
-// (Prepare with that device's configuration). Among the feasible devices the
-// node takes the one with the lowest predicted time from the target's cost
-// model, counting the boundary cost of bringing each input from the device of
-// its producer. Nodes are visited in execution order, so producers are placed
-// first; ties go to the device listed first by the target. Each node records
-// its device, its predicted time and the reason, for `loom inspect --explain`.
-// A node no device can run fails the build with the CPU kernel's refusal
-// ("unsupported ...").
+// (Prepare with that device's configuration). The target's cost model
+// prices each node on each feasible device and each tensor handed from one
+// device to the other (boundary: cache maintenance, layout conversion,
+// launch). For a target of two devices (the CPU and an accelerator) the
+// placement minimizes the predicted total over the whole graph, node times
+// plus boundaries, exactly, as a minimum s-t cut (min_cut.h): a value
+// crossing devices pays once however many consumers it has, graph inputs
+// come from the CPU's memory and graph outputs return to it. So a node may
+// stay on the slower device to avoid boundaries; its reason says so. With
+// one device every node takes it. Each node records its device, its
+// predicted time (own time plus the boundaries of its inputs) and the
+// reason, for `loom inspect --explain`. A node no device can run fails the
+// build with the CPU kernel's refusal ("unsupported ...").
 //
 // Placement chooses devices, not kernels: post-placement passes may still
 // rewrite nodes, and kernel selection (kernel_selection.h) runs after them.
