@@ -104,6 +104,9 @@ class Build {
     plan_info.model_hash = plan_writer::HashToHex(info_.file_hash);
     plan_info.model_producer = info_.producer;
     plan_info.accelerator_fingerprint = AcceleratorFingerprint(graph_, target_);
+    plan_info.target = target_.name();
+    for (const place::TargetDevice& d : target_.devices())
+      if (d.device != Device::kCpu) plan_info.clock_mhz = d.config->clock_mhz();
     plan_writer::WrittenPlan written;
     RETURN_IF_ERROR(plan_writer::WritePlan(graph_, arena, plan_info, &written));
 

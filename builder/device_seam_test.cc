@@ -189,12 +189,15 @@ TEST_F(DeviceSeamTest, RefusesFpgaNodesWithoutTheirDevice) {
   std::vector<float> y;
   Status s = LoadAndRun(Options(registry_, ""), &y);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
-  EXPECT_EQ(s.message(), "conv1 (Conv): placed on fpga, but no fpga device is attached");
+  EXPECT_EQ(s.message(),
+            "conv1 (Conv): placed on fpga, but no fpga device is attached (allow CPU fallback to run such nodes on "
+            "the CPU)");
 
   s = LoadAndRun(Options(registry_, "fake-fpga-v2"), &y);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
   EXPECT_EQ(s.message(),
-            "the plan was built for accelerator 'fake-fpga-v1' but the attached device is 'fake-fpga-v2' (fake-fpga)");
+            "conv1 (Conv): the plan was built for accelerator 'fake-fpga-v1' but the attached device is 'fake-fpga-v2' "
+            "(fake-fpga) (allow CPU fallback to run such nodes on the CPU)");
 }
 
 }  // namespace

@@ -61,23 +61,26 @@ void AddNodeTensors(const plan::Plan& p, const flatbuffers::Vector<int32_t>* lis
   }
 }
 
-// The device a node's kernel runs on must be the one the plan placed it on,
-// and a node off the CPU needs that device attached. Sets *runtime to the
-// device the kernel gets in KernelArgs (null for the CPU).
-Status CheckDevice(const std::string& label, const KernelDef& def, Device placed, const LoadOptions& options,
-                   DeviceRuntime** runtime) {
-  *runtime = nullptr;
-  if (def.device != placed) {
-    return Status::Corrupt(label + ": placed on " + DeviceName(placed) + " but its kernel '" + def.id + "' runs on " +
-                           DeviceName(def.device));
-  }
-  if (placed == Device::kCpu) return Status::Ok();
+// The device a node's kernel runs on must be the one the plan placed it on.
+Status CheckKernelDevice(const std::string& label, const KernelDef& def, Device placed) {
+  if (def.device == placed) return Status::Ok();
+  return Status::Corrupt(label + ": placed on " + DeviceName(placed) + " but its kernel '" + def.id + "' runs on " +
+                         DeviceName(def.device));
+}
+
+// Whether the attached device runs the plan's off-CPU nodes: it must be of
+// their kind and of the configuration they were built for. Otherwise the
+// reason, naming both sides.
+Status DeviceFor(const std::string& planned_fingerprint, Device placed, const LoadOptions& options) {
   if (options.device == nullptr || options.device->config().device() != placed) {
-    return Status::Unsupported(label + ": placed on " + DeviceName(placed) + ", but no " + DeviceName(placed) +
+    return Status::Unsupported(std::string("placed on ") + DeviceName(placed) + ", but no " + DeviceName(placed) +
                                " device is attached");
   }
-  *runtime = options.device.get();
-  return Status::Ok();
+  const std::string attached = options.device->config().fingerprint();
+  if (attached == planned_fingerprint) return Status::Ok();
+  return Status::Unsupported("the plan was built for accelerator '" + planned_fingerprint +
+                             "' but the attached device is '" + attached + "' (" + options.device->config().name() +
+                             ")");
 }
 
 // Every tensor of the node must use a layout its kernel takes.
@@ -92,15 +95,6 @@ Status CheckLayouts(const std::string& label, const KernelDef& def, const Kernel
   };
   RETURN_IF_ERROR(check(setup.inputs, "input"));
   return check(setup.outputs, "output");
-}
-
-// A plan made for one accelerator configuration runs only on that one.
-Status CheckFingerprint(const std::string& planned, const LoadOptions& options) {
-  if (planned.empty() || options.device == nullptr) return Status::Ok();
-  const std::string attached = options.device->config().fingerprint();
-  if (attached == planned) return Status::Ok();
-  return Status::Unsupported("the plan was built for accelerator '" + planned + "' but the attached device is '" +
-                             attached + "' (" + options.device->config().name() + ")");
 }
 
 }  // namespace
@@ -124,8 +118,24 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
   e->info.constants_bytes = e->file->constants_bytes();
   e->info.file_bytes = e->file->file_bytes();
   e->arena_bytes = static_cast<size_t>(p.arena_bytes());
-  RETURN_IF_ERROR(CheckFingerprint(e->info.accelerator_fingerprint, options));
+  e->info.target = Str(p.target());
+  e->info.clock_mhz = p.clock_mhz();
+  if (p.boundaries() != nullptr) {
+    for (const plan::Boundary* b : *p.boundaries()) {
+      BoundaryDesc d;
+      d.tensor = Str(p.tensors()->Get(b->tensor())->name());
+      d.from = DeviceName(static_cast<Device>(b->from()));
+      d.to = DeviceName(static_cast<Device>(b->to()));
+      d.predicted_ms = b->predicted_ms();
+      e->info.boundaries.push_back(std::move(d));
+    }
+  }
   e->device = options.device;
+  // Off-CPU nodes run on the attached device when it is the one the plan
+  // was built for; otherwise on their CPU fallbacks if the caller allows it.
+  Status device_status = Status::Ok();
+  bool fallback = false;
+  int fallback_nodes = 0;
 
   for (const plan::Tensor* t : *p.tensors()) {
     e->slots.push_back(MakeSlot(*t));
@@ -156,6 +166,26 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
     desc.kernel = node.kernel()->str();
     desc.device = node.device() == plan::Device::FPGA ? "fpga" : "cpu";
     desc.placement_reason = Str(node.placement_reason());
+    desc.predicted_ms = node.predicted_ms();
+    desc.fallback_kernel = Str(node.fallback_kernel());
+    const Device placed = static_cast<Device>(node.device());
+    if (placed != Device::kCpu && device_status.ok() && !fallback) {
+      device_status = DeviceFor(e->info.accelerator_fingerprint, placed, options);
+      if (!device_status.ok()) {
+        if (!options.allow_cpu_fallback) {
+          return Status(device_status.code(), prepared.label + ": " + device_status.message() +
+                                                  " (allow CPU fallback to run such nodes on the CPU)");
+        }
+        fallback = true;
+      }
+    }
+    const bool on_fallback = placed != Device::kCpu && fallback;
+    if (on_fallback && desc.fallback_kernel.empty())
+      return Status::Unsupported(prepared.label + ": runs on " + DeviceName(placed) + " and has no CPU fallback (" +
+                                 device_status.message() + ")");
+    desc.on_fallback = on_fallback;
+    desc.running_kernel = on_fallback ? desc.fallback_kernel : desc.kernel;
+    fallback_nodes += on_fallback ? 1 : 0;
     if (node.fused() != nullptr)
       for (const flatbuffers::String* f : *node.fused()) desc.fused.push_back(f->str());
     prepared.first_input = static_cast<uint32_t>(e->node_io.size());
@@ -165,18 +195,21 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
     AddNodeTensors(p, node.outputs(), &e->node_io, &desc.outputs, &desc.output_dtypes, &desc.output_shapes);
     prepared.num_outputs = static_cast<uint32_t>(e->node_io.size()) - prepared.first_output;
 
-    const KernelDef* def = registry.FindById(desc.kernel);
+    const KernelDef* def = registry.FindById(desc.running_kernel);
     if (def == nullptr || def->create == nullptr) {
-      return Status::NotFound(prepared.label + ": kernel '" + desc.kernel + "' is not available in this engine");
+      return Status::NotFound(prepared.label + ": kernel '" + desc.running_kernel +
+                              "' is not available in this engine");
     }
     const std::string domain = Str(node.domain());
     if (def->op != desc.op || def->domain != domain) {
-      return Status::Corrupt(prepared.label + ": kernel '" + desc.kernel + "' implements " + def->op + ", not " +
-                             desc.op);
+      return Status::Corrupt(prepared.label + ": kernel '" + desc.running_kernel + "' implements " + def->op +
+                             ", not " + desc.op);
     }
-    RETURN_IF_ERROR(CheckDevice(prepared.label, *def, static_cast<Device>(node.device()), options, &prepared.device));
+    RETURN_IF_ERROR(CheckKernelDevice(prepared.label, *def, on_fallback ? Device::kCpu : placed));
+    if (placed != Device::kCpu && !on_fallback) prepared.device = options.device.get();
     KernelSetup setup;
     setup.device_config = prepared.device ? &prepared.device->config() : nullptr;
+    setup.runtime = prepared.device;
     setup.op = desc.op;
     setup.domain = domain;
     setup.opset = node.opset();
@@ -197,6 +230,13 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
 
     e->nodes.push_back(std::move(prepared));
     e->node_descs.push_back(std::move(desc));
+  }
+  if (fallback_nodes > 0) {
+    e->notes.push_back(std::to_string(fallback_nodes) + " node(s) placed on the accelerator run on the CPU instead: " +
+                       device_status.message());
+    e->arena_space = MemorySpace::kHost;  // no device-visible memory without the device
+    e->device = nullptr;
+    LOOM_LOG(kWarn, "%s", e->notes.back().c_str());
   }
   LOOM_LOG(kInfo, "loaded plan %u.%u: %zu nodes, %zu tensors, arena %zu bytes, constants %zu bytes",
            e->info.format_major, e->info.format_minor, e->nodes.size(), e->slots.size(), e->arena_bytes,
@@ -263,6 +303,7 @@ const std::vector<TensorDesc>& Engine::outputs() const { return impl_->outputs; 
 const std::vector<NodeDesc>& Engine::nodes() const { return impl_->node_descs; }
 const std::vector<TensorDesc>& Engine::tensors() const { return impl_->tensor_descs; }
 const PlanInfo& Engine::info() const { return impl_->info; }
+const std::vector<std::string>& Engine::notes() const { return impl_->notes; }
 
 const TensorDesc* Engine::FindInput(std::string_view name) const {
   for (const TensorDesc& d : impl_->inputs)

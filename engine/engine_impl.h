@@ -63,6 +63,7 @@ class EngineImpl {
   std::vector<NodeDesc> node_descs;
   std::vector<TensorDesc> tensor_descs;
   PlanInfo info;
+  std::vector<std::string> notes;  // Engine::notes()
   size_t arena_bytes = 0;
   // Device-visible when a device reads or writes arena tensors directly.
   MemorySpace arena_space = MemorySpace::kHost;

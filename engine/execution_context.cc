@@ -3,6 +3,7 @@
 // ChooseAllocator picks, scratch, thread pool, pointer tables); Run only fills
 // the node argument table from the tensor pointer table when bindings
 // changed, then calls each kernel, so it never touches the heap on success.
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <utility>
@@ -109,6 +110,8 @@ class ExecutionContext::Impl {
   std::vector<uint8_t> input_bound;  // per graph input
   std::vector<void*> node_args;      // tensor_data by EngineImpl::node_io
   bool args_stale = true;
+  bool profiling = false;
+  std::vector<NodeProfile> profile;  // per node when profiling (sized at creation)
 
   void DefaultPointers() {
     tensor_data.assign(plan->slots.size(), nullptr);
@@ -143,6 +146,8 @@ Status Engine::CreateContext(const ContextOptions& options, std::unique_ptr<Exec
   impl->DefaultPointers();
   impl->input_bound.assign(impl_->inputs.size(), 0);
   impl->node_args.assign(impl_->node_io.size(), nullptr);
+  impl->profiling = options.profile;
+  if (options.profile) impl->profile.resize(impl_->nodes.size());
   out->reset(new ExecutionContext(std::move(impl)));
   return Status::Ok();
 }
@@ -196,6 +201,7 @@ Status ExecutionContext::Run() {
   args.scratch = c.scratch.data();
   args.pool = c.pool.get();
   args.arena = &c.arena.block();
+  if (c.profiling) return RunProfiled(args);
   for (const PreparedNode& node : plan.nodes) {
     args.inputs = c.node_args.data() + node.first_input;
     args.num_inputs = node.num_inputs;
@@ -207,6 +213,34 @@ Status ExecutionContext::Run() {
   }
   return Status::Ok();
 }
+
+// Run's loop with a clock around every node and the device counters kept.
+Status ExecutionContext::RunProfiled(KernelArgs args) {
+  Impl& c = *impl_;
+  const EngineImpl& plan = *c.plan;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    const PreparedNode& node = plan.nodes[i];
+    NodeProfile& record = c.profile[i];
+    record = NodeProfile();
+    args.inputs = c.node_args.data() + node.first_input;
+    args.num_inputs = node.num_inputs;
+    args.outputs = c.node_args.data() + node.first_output;
+    args.num_outputs = node.num_outputs;
+    args.device = node.device;
+    args.stats = &record.device;
+    const Clock::time_point t0 = Clock::now();
+    const Status s = node.kernel->Run(args);
+    const Clock::time_point t1 = Clock::now();
+    record.start_ms = std::chrono::duration<double, std::milli>(t0 - start).count();
+    record.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    if (!s.ok()) return s.WithContext(node.label);
+  }
+  return Status::Ok();
+}
+
+const std::vector<NodeProfile>& ExecutionContext::profile() const { return impl_->profile; }
 
 const void* ExecutionContext::OutputData(std::string_view name) const {
   const int i = FindByName(impl_->plan->outputs, name);

@@ -18,6 +18,8 @@ namespace {
 
 Status Bad(std::string message) { return Status::Corrupt(std::move(message)); }
 
+bool IsKnownDevice(int device) { return device >= 0 && device <= static_cast<int>(plan::Device::MAX); }
+
 std::string Range(uint64_t offset, uint64_t bytes) {
   return "[" + std::to_string(offset) + ", +" + std::to_string(bytes) + ")";
 }
@@ -183,7 +185,7 @@ Status CheckNode(const plan::Plan& p, size_t index, std::vector<TensorState>* st
   if (node.op()->size() == 0) return Bad(label + ": empty op type");
   if (node.kernel()->size() == 0) return Bad(label + ": empty kernel id");
   const int device = static_cast<int>(node.device());
-  if (device < 0 || device > static_cast<int>(plan::Device::MAX))
+  if (!IsKnownDevice(device))
     return Bad(label + ": unknown device " + std::to_string(device));
   const auto* inputs = node.inputs();
   for (size_t k = 0; k < (inputs ? inputs->size() : 0); ++k) {
@@ -280,6 +282,16 @@ Status VerifyPlanMetadata(const uint8_t* metadata, size_t size, const PlanLayout
   RETURN_IF_ERROR(CheckGraphEnds(p, p.inputs(), "input", &state));
   for (size_t i = 0; i < p.nodes()->size(); ++i) RETURN_IF_ERROR(CheckNode(p, i, &state));
   RETURN_IF_ERROR(CheckGraphEnds(p, p.outputs(), "output", &state));
+  if (p.boundaries() != nullptr) {
+    for (size_t i = 0; i < p.boundaries()->size(); ++i) {
+      const plan::Boundary& b = *p.boundaries()->Get(static_cast<flatbuffers::uoffset_t>(i));
+      if (b.tensor() < 0 || b.tensor() >= n)
+        return Bad("boundary " + std::to_string(i) + " names tensor " + std::to_string(b.tensor()) + ", but the plan has " +
+                   std::to_string(n));
+      if (!IsKnownDevice(static_cast<int>(b.from())) || !IsKnownDevice(static_cast<int>(b.to())))
+        return Bad("boundary " + std::to_string(i) + " names an unknown device");
+    }
+  }
   *out = &p;
   return Status::Ok();
 }

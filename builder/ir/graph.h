@@ -78,6 +78,9 @@ struct Node {
   std::string placement_reason;
   double predicted_ms = 0;
   std::string kernel_id;
+  // For a node off the CPU: the CPU kernel that can run it instead (same
+  // tensors, same layouts), written into the plan as its fallback.
+  std::string fallback_kernel_id;
   bool dead = false;  // removed by a pass; dropped by Graph::Compact()
 
   // "conv1 (Conv)" for messages (common/node_label.h). Graph::AddNode names

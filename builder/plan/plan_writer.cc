@@ -34,10 +34,18 @@ class Writer {
     std::vector<int32_t> inputs, outputs;
     for (int id : g_.inputs()) inputs.push_back(index_.at(id));
     for (int id : g_.outputs()) outputs.push_back(index_.at(id));
+    std::vector<fb::Offset<plan::Boundary>> boundaries;
+    for (const PlanInfo::Boundary& bd : info.boundaries) {
+      auto it = index_.find(bd.value);
+      if (it == index_.end()) return Status::Internal("plan writer: a boundary names a value the plan does not use");
+      boundaries.push_back(plan::CreateBoundary(b_, it->second, ToPlan(bd.from), ToPlan(bd.to),
+                                                static_cast<float>(bd.predicted_ms)));
+    }
     auto root = plan::CreatePlanDirect(b_, kPlanFormatMajor, kPlanFormatMinor, info.producer.c_str(),
                                        info.model_hash.c_str(), info.model_producer.c_str(), &tensors, &nodes,
                                        &inputs, &outputs, arena_.arena_bytes, constants_.size(),
-                                       info.accelerator_fingerprint.c_str());
+                                       info.accelerator_fingerprint.c_str(), &boundaries, info.target.c_str(),
+                                       static_cast<float>(info.clock_mhz));
     plan::FinishPlanBuffer(b_, root);
     out->bytes = plan_codec::SealPlan(b_.GetBufferPointer(), b_.GetSize(), constants_.data(), constants_.size());
     out->constants_bytes = constants_.size();
@@ -103,7 +111,9 @@ class Writer {
     std::vector<fb::Offset<fb::String>> fused;
     for (const std::string& f : n.fused) fused.push_back(b_.CreateString(f));
     return plan::CreateNodeDirect(b_, n.name.c_str(), n.op.c_str(), n.domain.c_str(), n.opset, n.kernel_id.c_str(),
-                                  ToPlan(n.device), &inputs, &outputs, &attrs, &fused, n.placement_reason.c_str());
+                                  ToPlan(n.device), &inputs, &outputs, &attrs, &fused, n.placement_reason.c_str(),
+                                  static_cast<float>(n.predicted_ms),
+                                  n.fallback_kernel_id.empty() ? nullptr : n.fallback_kernel_id.c_str());
   }
 
   const ir::Graph& g_;

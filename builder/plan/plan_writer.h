@@ -28,6 +28,16 @@ struct PlanInfo {
   // The accelerator configuration FPGA nodes were lowered for; empty when
   // every node runs on the CPU.
   std::string accelerator_fingerprint;
+  std::string target;    // the build target's name
+  double clock_mhz = 0;  // its accelerator clock (0 for the CPU-only target)
+  // Values handed between devices, in execution order.
+  struct Boundary {
+    int value = -1;  // the value on the receiving side
+    Device from = Device::kCpu;
+    Device to = Device::kCpu;
+    double predicted_ms = 0;
+  };
+  std::vector<Boundary> boundaries;
 };
 
 struct WrittenPlan {

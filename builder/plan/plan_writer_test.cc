@@ -26,6 +26,8 @@ struct Sample {
     ir::Node& add = b.node(n0);
     add.kernel_id = "cpu.Add";
     add.placement_reason = "cpu: no accelerator configured";
+    add.predicted_ms = 0.25;
+    add.fallback_kernel_id = "cpu.Add.fallback";
     add.fused = {"Relu"};
     add.attrs.SetString("loom.activation", "Relu");
     add.attrs.SetInts("axes", {0, -1});
@@ -49,11 +51,25 @@ struct Sample {
   }
 };
 
+PlanInfo MinimalInfo() {
+  PlanInfo info;
+  info.producer = "loom";
+  info.model_hash = "0";
+  return info;
+}
+
 TEST(PlanWriterTest, RoundTrip) {
   Sample s;
   memory::ArenaPlan arena;
   ASSERT_TRUE(memory::PlanArena(s.b.g, memory::PlannerKind::kGreedy, &arena).ok());
-  PlanInfo info{"loom 9.9.9", HashToHex(0x1234abcdull), "pytorch 1.13.1", "fpga 8x8 v1"};
+  PlanInfo info;
+  info.producer = "loom 9.9.9";
+  info.model_hash = HashToHex(0x1234abcdull);
+  info.model_producer = "pytorch 1.13.1";
+  info.accelerator_fingerprint = "fpga 8x8 v1";
+  info.target = "fpga16";
+  info.clock_mhz = 150;
+  info.boundaries.push_back({s.y, Device::kFpga, Device::kCpu, 0.5});
   WrittenPlan out;
   ASSERT_TRUE(WritePlan(s.b.g, arena, info, &out).ok());
   const std::vector<uint8_t>& bytes = out.bytes;
@@ -83,6 +99,17 @@ TEST(PlanWriterTest, RoundTrip) {
   EXPECT_EQ(p->model_hash()->str(), "000000001234abcd");
   EXPECT_EQ(p->model_producer()->str(), "pytorch 1.13.1");
   EXPECT_EQ(p->accelerator_fingerprint()->str(), "fpga 8x8 v1");
+  EXPECT_EQ(p->target()->str(), "fpga16");
+  EXPECT_EQ(p->clock_mhz(), 150.0f);
+  ASSERT_NE(p->boundaries(), nullptr);
+  ASSERT_EQ(p->boundaries()->size(), 1u);
+  EXPECT_EQ(p->tensors()->Get(p->boundaries()->Get(0)->tensor())->name()->str(), "y");
+  EXPECT_EQ(p->boundaries()->Get(0)->from(), plan::Device::FPGA);
+  EXPECT_EQ(p->boundaries()->Get(0)->to(), plan::Device::CPU);
+  EXPECT_EQ(p->boundaries()->Get(0)->predicted_ms(), 0.5f);
+  EXPECT_EQ(p->nodes()->Get(0)->predicted_ms(), 0.25f);
+  EXPECT_EQ(p->nodes()->Get(0)->fallback_kernel()->str(), "cpu.Add.fallback");
+  EXPECT_EQ(p->nodes()->Get(1)->fallback_kernel(), nullptr);
   EXPECT_EQ(p->arena_bytes(), arena.arena_bytes);
   EXPECT_EQ(p->constants_bytes(), h.constants_bytes());
   EXPECT_EQ(p->constants_bytes(), 24u);  // w and w_alias share one buffer, stored once
@@ -145,7 +172,7 @@ TEST(PlanWriterTest, FlippedByteChangesAChecksum) {
   memory::ArenaPlan arena;
   ASSERT_TRUE(memory::PlanArena(s.b.g, memory::PlannerKind::kGreedy, &arena).ok());
   WrittenPlan out;
-  ASSERT_TRUE(WritePlan(s.b.g, arena, {"loom", "0", "", ""}, &out).ok());
+  ASSERT_TRUE(WritePlan(s.b.g, arena, MinimalInfo(), &out).ok());
   plan::FileHeader h;
   std::memcpy(static_cast<void*>(&h), out.bytes.data(), sizeof(h));
   out.bytes[h.constants_offset() + 3] ^= 1;
@@ -158,7 +185,7 @@ TEST(PlanWriterTest, RefusesDeviceVisibleConstant) {
   memory::ArenaPlan arena;
   ASSERT_TRUE(memory::PlanArena(s.b.g, memory::PlannerKind::kGreedy, &arena).ok());
   WrittenPlan out;
-  const Status st = WritePlan(s.b.g, arena, {"loom", "0", "", ""}, &out);
+  const Status st = WritePlan(s.b.g, arena, MinimalInfo(), &out);
   EXPECT_EQ(st.code(), StatusCode::kInternal);
   EXPECT_NE(st.message().find("constant 'w' is marked device_visible"), std::string::npos) << st.message();
 }

@@ -36,6 +36,8 @@ class DeviceConfig {
   // (plans record the accelerator's, and an engine refuses a plan made for
   // another one). Empty for the CPU.
   virtual std::string fingerprint() const { return std::string(); }
+  // The clock the device's predictions assume, in MHz (0 for the CPU).
+  virtual double clock_mhz() const { return 0; }
 };
 
 // The CPU's configuration: what KernelSetup::device() returns by default.

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/attributes.h"
+#include "common/device_run_stats.h"
 #include "common/dtype.h"
 #include "common/layout.h"
 #include "common/quant_params.h"
@@ -68,6 +69,10 @@ struct KernelSetup {
   const DeviceConfig* device_config = nullptr;
 
   const DeviceConfig& device() const { return device_config ? *device_config : CpuDeviceConfig(); }
+  // The attached device when the engine loads a plan (null while building,
+  // and for CPU nodes): a device kernel may allocate device memory and
+  // upload its constants in Prepare. Outlives the kernel.
+  DeviceRuntime* runtime = nullptr;
 
   // Errors with a bare message, e.g. "weight has 3 dims, expected 4" (an
   // Unsupported one reads "unsupported <what>"). Kernels never name their
@@ -92,6 +97,9 @@ struct KernelArgs {
   // The context's activation arena: a device kernel finds where the device
   // sees an arena pointer p at arena->device_address + (p - arena->host).
   const MemoryBlock* arena = nullptr;
+  // Non-null when the context profiles: a device kernel that launches the
+  // device fills it with the launch's counters.
+  DeviceRunStats* stats = nullptr;
 
   template <typename T> const T* in(size_t i) const { return static_cast<const T*>(inputs[i]); }
   template <typename T> T* out(size_t i) const { return static_cast<T*>(outputs[i]); }

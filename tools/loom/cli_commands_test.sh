@@ -68,7 +68,7 @@ if [[ -x /usr/bin/python3 ]]; then
   /usr/bin/python3 - "$WORK/out.txt" <<'PY' && pass "inspect json fields" || fail "inspect json fields"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["format_version"] == "1.1", j["format_version"]
+assert j["format_version"] == "1.2", j["format_version"]
 assert [n["kernel"] for n in j["nodes"]] == ["cpu.Add", "cpu.Relu"]
 assert j["nodes"][1]["inputs"] == ["sum"] and j["nodes"][1]["outputs"] == ["y/out"]
 assert j["inputs"][0] == {"name": "a", "dtype": "float32", "shape": [2, 3], "size_bytes": 24,

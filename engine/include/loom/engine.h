@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/device.h"
+#include "common/device_run_stats.h"
 #include "common/dtype.h"
 #include "common/layout.h"
 #include "common/quant_params.h"
@@ -34,6 +35,7 @@ class DeviceRuntime;
 class EngineImpl;
 class ExecutionContext;
 class KernelRegistry;
+struct KernelArgs;
 class MemoryAllocator;
 
 // A graph input or output.
@@ -54,8 +56,14 @@ struct NodeDesc {
   std::string op;                  // ONNX op (of the fused node's anchor)
   std::vector<std::string> fused;  // absorbed ONNX ops
   std::string kernel;              // kernel id
-  std::string device;              // "cpu" or "fpga"
+  std::string device;              // "cpu" or "fpga": where the plan placed it
   std::string placement_reason;
+  double predicted_ms = 0;         // the build target's prediction on `device` (0: none)
+  std::string fallback_kernel;     // CPU kernel for an off-CPU node (plan format 1.2)
+  // What this engine runs: `kernel`, or `fallback_kernel` when the node runs
+  // on the CPU instead of its device (LoadOptions::allow_cpu_fallback).
+  std::string running_kernel;
+  bool on_fallback = false;
   std::vector<std::string> inputs;   // tensor names ("" for omitted)
   std::vector<std::string> outputs;
   // Dtypes and shapes of inputs/outputs, index-aligned with them (kUndefined
@@ -64,6 +72,14 @@ struct NodeDesc {
   std::vector<Shape> input_shapes;
   std::vector<DType> output_dtypes;
   std::vector<Shape> output_shapes;
+};
+
+// A tensor handed between devices (plan format 1.2).
+struct BoundaryDesc {
+  std::string tensor;  // the tensor on the receiving side
+  std::string from;    // "cpu" or "fpga"
+  std::string to;
+  double predicted_ms = 0;
 };
 
 struct PlanInfo {
@@ -76,6 +92,9 @@ struct PlanInfo {
   size_t file_bytes = 0;
   std::string model_producer;           // as recorded in the source model
   std::string accelerator_fingerprint;  // empty when every node runs on the CPU
+  std::string target;                   // the build target ("cpu", "fpga16"); empty before format 1.2
+  double clock_mhz = 0;                 // the target's accelerator clock for its predictions
+  std::vector<BoundaryDesc> boundaries;
 };
 
 struct LoadOptions {
@@ -86,6 +105,10 @@ struct LoadOptions {
   // (kernels/common/device_context.h). Null when none is attached: a plan
   // with such nodes is then refused. The engine keeps it alive.
   std::shared_ptr<DeviceRuntime> device;
+  // Run nodes placed off the CPU on their CPU fallback kernels when no
+  // device, or a device of another configuration, is attached (instead of
+  // refusing the plan). Engine::notes() then says so once.
+  bool allow_cpu_fallback = false;
 };
 
 struct ContextOptions {
@@ -95,6 +118,16 @@ struct ContextOptions {
   // attached device's allocator when the plan asks for device-visible
   // memory, plain host memory otherwise. Must outlive the context.
   MemoryAllocator* allocator = nullptr;
+  // Record per-node times (and device counters) in every Run, readable
+  // through ExecutionContext::profile().
+  bool profile = false;
+};
+
+// One node's record from the last profiled Run.
+struct NodeProfile {
+  double start_ms = 0;  // since Run started
+  double ms = 0;        // host wall-clock time of the node
+  DeviceRunStats device;
 };
 
 // Contexts keep their engine alive (shared ownership).
@@ -126,6 +159,9 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // Every tensor of the plan, in plan order (for tools: dtypes, quantization).
   const std::vector<TensorDesc>& tensors() const;
   const PlanInfo& info() const;
+  // What Load decided that a user should hear about once, e.g. that the
+  // FPGA nodes run on their CPU fallbacks.
+  const std::vector<std::string>& notes() const;
 
   Status CreateContext(const ContextOptions& options, std::unique_ptr<ExecutionContext>* out) const;
 
@@ -154,10 +190,15 @@ class ExecutionContext {
 
   const Engine& engine() const;
 
+  // Per node, in plan order, from the last Run (empty unless the context was
+  // created with ContextOptions::profile).
+  const std::vector<NodeProfile>& profile() const;
+
  private:
   friend class Engine;
   class Impl;
   explicit ExecutionContext(std::unique_ptr<Impl> impl);
+  Status RunProfiled(KernelArgs args);
   std::unique_ptr<Impl> impl_;
 };
 

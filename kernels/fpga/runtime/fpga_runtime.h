@@ -27,7 +27,9 @@ namespace fpga {
 
 class FpgaDeviceConfig final : public DeviceConfig {
  public:
-  explicit FpgaDeviceConfig(const contract::AccelConfig& config) : config_(config) {}
+  // `clock_mhz` 0 means the configuration's own clock (contract::AccelConfig).
+  explicit FpgaDeviceConfig(const contract::AccelConfig& config, double clock_mhz = 0)
+      : config_(config), clock_mhz_(clock_mhz > 0 ? clock_mhz : config.clock_mhz) {}
 
   Device device() const override { return Device::kFpga; }
   // "fpga16" for a 16x16 array, "fpga32" for 32x32.
@@ -35,10 +37,13 @@ class FpgaDeviceConfig final : public DeviceConfig {
   // "loom-accel <config> 0x<CONFIG_ID>", e.g. "loom-accel pynq_z2 0x0E3B8988".
   std::string fingerprint() const override;
 
+  double clock_mhz() const override { return clock_mhz_; }
+
   const contract::AccelConfig& accel() const { return config_; }
 
  private:
   const contract::AccelConfig config_;
+  const double clock_mhz_;
 };
 
 // The fingerprint of a configuration (FpgaDeviceConfig::fingerprint()).
