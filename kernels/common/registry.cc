@@ -24,7 +24,7 @@ const KernelDef* KernelRegistry::FindById(std::string_view id) const {
 std::vector<const KernelDef*> KernelRegistry::FindByOp(std::string_view op, std::string_view domain) const {
   std::vector<const KernelDef*> out;
   for (const KernelDef& d : defs_)
-    if (d.op == op && d.domain == domain) out.push_back(&d);
+    if (d.op == op && d.domain == domain && d.candidate) out.push_back(&d);
   return out;
 }
 

@@ -28,6 +28,9 @@ struct KernelDef {
   // the engine refuse a node whose tensors use another; CPU kernels take
   // row-major data.
   unsigned layouts = LayoutBit(Layout::kRowMajor);
+  // False for a kernel that is only ever named by id (the CPU fallback of a
+  // device node, which a plan names): FindByOp does not offer it.
+  bool candidate = true;
 };
 
 class KernelRegistry {
@@ -38,7 +41,7 @@ class KernelRegistry {
   void Add(KernelDef def);
 
   const KernelDef* FindById(std::string_view id) const;
-  // All kernels for (op, domain), in registration (= preference) order.
+  // The candidate kernels for (op, domain), in registration (= preference) order.
   std::vector<const KernelDef*> FindByOp(std::string_view op, std::string_view domain = "") const;
   const std::vector<KernelDef>& all() const { return defs_; }
 

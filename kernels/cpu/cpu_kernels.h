@@ -11,6 +11,8 @@
 //            QLinear ops (requantization: kernels/common/requantize.h)
 //   int8/    ONNX ops on int8 tensors with quantization parameters, as the
 //            builder's int8 regions use them (int8/README.md)
+//   layout/  the accelerator's padded NHWC layout on the CPU: Relayout at
+//            CPU<->FPGA boundaries, and the CPU fallbacks of FPGA nodes
 #pragma once
 
 namespace loom {
@@ -22,5 +24,6 @@ void RegisterCpuNnKernels(KernelRegistry* r);
 void RegisterCpuTensorKernels(KernelRegistry* r);
 void RegisterCpuQuantKernels(KernelRegistry* r);
 void RegisterCpuInt8Kernels(KernelRegistry* r);
+void RegisterCpuLayoutKernels(KernelRegistry* r);
 
 }  // namespace loom

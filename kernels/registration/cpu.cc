@@ -13,6 +13,7 @@ void RegisterBuiltinKernels(KernelRegistry* r) {
   RegisterCpuNnKernels(r);
   RegisterCpuTensorKernels(r);
   RegisterCpuQuantKernels(r);
+  RegisterCpuLayoutKernels(r);  // last: only for padded-layout nodes
 }
 
 }  // namespace loom

@@ -37,6 +37,7 @@ TensorInfo TestTensor::Info() const {
   info.dtype = dtype;
   info.shape = shape;
   info.quant = quant;
+  info.layout = layout;
   if (present && constant) info.const_data = bytes.data();
   return info;
 }
@@ -97,9 +98,13 @@ Status RunKernel(const std::string& op, const Attributes& attrs, const std::vect
     info.dtype = t.dtype;
     info.shape = t.shape;
     info.quant = t.quant;
+    info.layout = t.layout;
     setup.outputs.push_back(info);
     const int64_t n = NumElements(t.shape);
-    t.bytes.assign(static_cast<size_t>(n < 0 ? 0 : n) * DTypeSize(t.dtype), 0xCD);  // poison
+    // Another layout's size is the caller's (Empty(...) then resized).
+    const size_t bytes =
+        t.layout == Layout::kRowMajor ? static_cast<size_t>(n < 0 ? 0 : n) * DTypeSize(t.dtype) : t.bytes.size();
+    t.bytes.assign(bytes, 0xCD);  // poison
   }
   std::unique_ptr<Kernel> kernel;
   RETURN_IF_ERROR(CreateKernel(op, options, setup, &kernel));

@@ -26,6 +26,7 @@ struct TestTensor {
   Shape shape;
   std::vector<uint8_t> bytes;
   QuantParams quant;  // for int8 tensors: exposed to Prepare as TensorInfo::quant
+  Layout layout = Layout::kRowMajor;  // bytes must match it (e.g. padded NHWC)
 
   template <typename T>
   static TestTensor Of(Shape shape, const std::vector<T>& values, bool constant = false) {

@@ -48,6 +48,25 @@ Status FpgaRuntime::Invalidate(const DeviceBuffer& buffer, size_t offset, size_t
   return device_->Invalidate(buffer, offset, bytes);
 }
 
+Status FpgaRuntime::FlushBlock(const MemoryBlock& block, size_t offset, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = blocks_.find(block.host);
+  if (it == blocks_.end()) return NotOurs(block);
+  return device_->Flush(it->second, offset, bytes);
+}
+
+Status FpgaRuntime::InvalidateBlock(const MemoryBlock& block, size_t offset, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = blocks_.find(block.host);
+  if (it == blocks_.end()) return NotOurs(block);
+  return device_->Invalidate(it->second, offset, bytes);
+}
+
+Status FpgaRuntime::NotOurs(const MemoryBlock& block) const {
+  return Status::InvalidArgument(device_->name() + ": a block of " + std::to_string(block.bytes) +
+                                 " bytes that is not device memory of this device");
+}
+
 Status FpgaRuntime::Allocate(size_t bytes, size_t alignment, MemorySpace space, MemoryBlock* out) {
   *out = MemoryBlock();
   out->space = space;

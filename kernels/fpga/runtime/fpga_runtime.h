@@ -67,12 +67,18 @@ class FpgaRuntime final : public DeviceRuntime, private MemoryAllocator {
   void FreeBuffer(const DeviceBuffer& buffer);
   Status Flush(const DeviceBuffer& buffer, size_t offset, size_t bytes);
   Status Invalidate(const DeviceBuffer& buffer, size_t offset, size_t bytes);
+  // The same for a block this runtime's allocator() handed out (an
+  // execution context's arena); InvalidArgument for
+  // any other block, e.g. an arena from a caller's host allocator.
+  Status FlushBlock(const MemoryBlock& block, size_t offset, size_t bytes);
+  Status InvalidateBlock(const MemoryBlock& block, size_t offset, size_t bytes);
 
  private:
   // MemoryAllocator: device-visible blocks (kHost too: the device's memory
   // serves both).
   Status Allocate(size_t bytes, size_t alignment, MemorySpace space, MemoryBlock* out) override;
   void Free(const MemoryBlock& block) override;
+  Status NotOurs(const MemoryBlock& block) const;
 
   std::unique_ptr<AccelDevice> device_;
   FpgaDeviceConfig config_;
