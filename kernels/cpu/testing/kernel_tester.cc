@@ -88,16 +88,24 @@ Status CreateKernel(const std::string& op, const RunOptions& options, const Kern
 
 }  // namespace
 
-Status RunKernel(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
-                 std::vector<TestTensor>* outputs, const RunOptions& options) {
+KernelSetup MakeKernelSetup(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
+                            const std::vector<TestTensor>& outputs, const RunOptions& options) {
   KernelSetup setup = MakeSetup(op, attrs, inputs, options);
-  for (TestTensor& t : *outputs) {
+  for (const TestTensor& t : outputs) {
     TensorInfo info;
     info.present = true;
     info.dtype = t.dtype;
     info.shape = t.shape;
     info.quant = t.quant;
     setup.outputs.push_back(info);
+  }
+  return setup;
+}
+
+Status RunKernel(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
+                 std::vector<TestTensor>* outputs, const RunOptions& options) {
+  const KernelSetup setup = MakeKernelSetup(op, attrs, inputs, *outputs, options);
+  for (TestTensor& t : *outputs) {
     const int64_t n = NumElements(t.shape);
     t.bytes.assign(static_cast<size_t>(n < 0 ? 0 : n) * DTypeSize(t.dtype), 0xCD);  // poison
   }
