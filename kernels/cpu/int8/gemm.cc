@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/attribute_readers.h"
 #include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/int8/fully_connected.h"
+#include "kernels/cpu/int8/gemm_operands.h"
 #include "kernels/cpu/int8/linear_output.h"
 
 namespace loom {
@@ -35,37 +35,13 @@ Status GemmKernel::Prepare(const KernelSetup& setup) {
   ActQuant aq;
   RETURN_IF_ERROR(ReadActQuant(setup, setup.inputs[0], "input A", &aq));
   RETURN_IF_ERROR(CheckNode(setup, 2, 3, 1, 1));
-  const TensorInfo& a = setup.inputs[0];
-  const TensorInfo& b = setup.inputs[1];
-  if (a.rank() != 2 || b.rank() != 2)
-    return setup.Invalid("A and B must be 2-D, got " + ShapeToString(a.shape) + " and " + ShapeToString(b.shape));
-  int64_t trans_a = 0, trans_b = 0;
-  float alpha = 1.f, beta = 1.f;
-  RETURN_IF_ERROR(ReadIntAttr(setup, "transA", 0, &trans_a));
-  RETURN_IF_ERROR(ReadIntAttr(setup, "transB", 0, &trans_b));
-  RETURN_IF_ERROR(ReadFloatAttr(setup, "alpha", 1.f, &alpha));
-  RETURN_IF_ERROR(ReadFloatAttr(setup, "beta", 1.f, &beta));
-  if (trans_a != 0) return setup.Unsupported("transA = " + std::to_string(trans_a) + " on int8");
-  if (alpha != 1.f || beta != 1.f)
-    return setup.Unsupported("alpha " + std::to_string(alpha) + " and beta " + std::to_string(beta) +
-                             " on int8 (both must be 1)");
-  const bool transposed = trans_b != 0;
-  const int64_t m = a.shape[0], k = a.shape[1];
-  const int64_t n = transposed ? b.shape[0] : b.shape[1];
-  const int64_t kb = transposed ? b.shape[1] : b.shape[0];
-  if (kb != k)
-    return setup.Invalid("inner dims differ: A is " + ShapeToString(a.shape) + ", op(B) is " + std::to_string(kb) +
-                         "x" + std::to_string(n));
-  RETURN_IF_ERROR(CheckOutput(setup, 0, DType::kInt8, {m, n}));
-  LinearSpec spec;
-  spec.weight_axis = transposed ? 0 : 1;
-  spec.channels = n;
-  spec.bias_may_be_row = true;
+  GemmOperands g;
+  RETURN_IF_ERROR(ReadGemmOperands(setup, &g));
   std::vector<requant::OutputStage> stages;
-  RETURN_IF_ERROR(MakeLinearOutputStages(setup, spec, aq, &stages));
-  if (k > kGemmS8MaxDepth)
-    return setup.Unsupported("inner dim " + std::to_string(k) + " (above " + std::to_string(kGemmS8MaxDepth) + ")");
-  fc_.Prepare(static_cast<const int8_t*>(b.const_data), transposed, m, k, n, stages);
+  RETURN_IF_ERROR(MakeLinearOutputStages(setup, g.spec, aq, &stages));
+  if (g.k > kGemmS8MaxDepth)
+    return setup.Unsupported("inner dim " + std::to_string(g.k) + " (above " + std::to_string(kGemmS8MaxDepth) + ")");
+  fc_.Prepare(static_cast<const int8_t*>(setup.inputs[1].const_data), g.trans_b, g.m, g.k, g.n, stages);
   return Status::Ok();
 }
 

@@ -89,10 +89,10 @@ Status CreateKernel(const std::string& op, const RunOptions& options, const Kern
 
 }  // namespace
 
-Status RunKernel(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
-                 std::vector<TestTensor>* outputs, const RunOptions& options) {
+KernelSetup MakeKernelSetup(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
+                            const std::vector<TestTensor>& outputs, const RunOptions& options) {
   KernelSetup setup = MakeSetup(op, attrs, inputs, options);
-  for (TestTensor& t : *outputs) {
+  for (const TestTensor& t : outputs) {
     TensorInfo info;
     info.present = true;
     info.dtype = t.dtype;
@@ -100,6 +100,14 @@ Status RunKernel(const std::string& op, const Attributes& attrs, const std::vect
     info.quant = t.quant;
     info.layout = t.layout;
     setup.outputs.push_back(info);
+  }
+  return setup;
+}
+
+Status RunKernel(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
+                 std::vector<TestTensor>* outputs, const RunOptions& options) {
+  const KernelSetup setup = MakeKernelSetup(op, attrs, inputs, *outputs, options);
+  for (TestTensor& t : *outputs) {
     const int64_t n = NumElements(t.shape);
     // Another layout's size is the caller's (Empty(...) then resized).
     const size_t bytes =

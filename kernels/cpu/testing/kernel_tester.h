@@ -65,6 +65,11 @@ struct RunOptions {
   std::string kernel_id;  // empty: first registered kernel for the op that prepares
 };
 
+// The KernelSetup RunKernel prepares `op`'s kernel with: the inputs' Info(),
+// the outputs' dtype, shape and quantization (none constant).
+KernelSetup MakeKernelSetup(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
+                            const std::vector<TestTensor>& outputs, const RunOptions& options = {});
+
 // Prepares and runs `op`. `outputs` must carry dtype and shape; their bytes are
 // (re)filled. Returns the first failing Status of lookup, Prepare or Run.
 Status RunKernel(const std::string& op, const Attributes& attrs, const std::vector<TestTensor>& inputs,
