@@ -1,4 +1,5 @@
-// `loom bench MODEL.plan [--threads N] [--iters K] [--warmup W] [--seed S] [--json]`
+// `loom bench MODEL.plan [--threads N] [--iters K] [--warmup W] [--seed S] [--json]
+//                        [--device D ...] [--allow-cpu-fallback]`
 // Binds seeded random inputs, runs W warm-up iterations, then times K runs
 // with steady_clock and reports min / median / p90 / p99 / mean in ms, and
 // the plan's arena and constants sizes.
@@ -11,6 +12,7 @@
 
 #include "tools/loom/cli_util.h"
 #include "tools/loom/commands.h"
+#include "tools/loom/device_options.h"
 #include "tools/loom/json_writer.h"
 
 namespace loom {
@@ -24,6 +26,7 @@ struct BenchOptions {
   int warmup = 5;
   uint64_t seed = 0;
   bool json = false;
+  DeviceOptions device;
 };
 
 // Nearest-rank percentile of sorted samples, p in (0, 100].
@@ -34,7 +37,7 @@ double Percentile(const std::vector<double>& sorted, double p) {
 
 int Bench(const BenchOptions& o) {
   std::shared_ptr<const Engine> engine;
-  Status s = LoadEngine(o.plan, &engine);
+  Status s = LoadEngineOn(o.plan, o.device, &engine);
   if (!s.ok()) return ReportError(s);
   std::unique_ptr<ExecutionContext> ctx;
   s = engine->CreateContext({o.threads}, &ctx);
@@ -104,6 +107,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--warmup,-w", o->warmup, "Untimed warm-up runs (default 5)")->check(CLI::Range(0, 100000000));
   cmd->add_option("--seed", o->seed, "Random seed for the inputs (default 0)");
   cmd->add_flag("--json", o->json, "Machine-readable output");
+  AddDeviceOptions(cmd, &o->device);
   cmd->callback([o, exit_code] { *exit_code = Bench(*o); });
 }
 
