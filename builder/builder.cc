@@ -104,7 +104,7 @@ class Build {
     memory::ArenaPlan arena;
     RETURN_IF_ERROR(memory::PlanArena(graph_, memory::PlannerKind::kGreedy, &arena));
     lower::LoweringStats lowered;
-    RETURN_IF_ERROR(lower::LowerFpgaNodes(&graph_, arena, target_, &lowered));
+    RETURN_IF_ERROR(lower::LowerFpgaNodes(&graph_, arena, target_, options_.fpga_launch_per_node, &lowered));
     if (lowered.launches > 0) {
       BuildLog().info("lowered {} FPGA nodes into {} launches: {} commands, {} bytes of constants", lowered.fpga_nodes,
                       lowered.launches, lowered.commands, lowered.constant_bytes);

@@ -130,11 +130,12 @@ class FpgaPlanTest : public ::testing::Test {
  protected:
   void SetUp() override { Build(true); }
 
-  void Build(bool fuse) {
+  void Build(bool fuse, bool per_node = false) {
     const std::string model = SaveModel(dir_);
     SaveCalibration(dir_.File("calib"));
     BuildOptions o;
     if (!fuse) o.disabled_passes = {"fuse_activation"};
+    o.fpga_launch_per_node = per_node;
     o.int8.enabled = true;
     o.int8.calib_dir = dir_.File("calib");
     o.int8.calib_method = "minmax";
@@ -222,6 +223,23 @@ TEST_F(FpgaPlanTest, InterleavedLaunchesMatchTheCpuPlan) {
   EXPECT_EQ(launched, 4);
   EXPECT_EQ(std::memcmp(accel.y.data(), cpu.y.data(), cpu.y.size() * sizeof(float)), 0)
       << accel.y[0] << " vs " << cpu.y[0];
+}
+
+// One launch per node: every FPGA node reports its own counters.
+TEST_F(FpgaPlanTest, OneLaunchPerNodeMatchesTheCpuPlan) {
+  Build(true, true);
+  const PlanRun cpu = RunPlan(cpu_plan_, x_, nullptr, false);
+  const PlanRun accel = RunPlan(fpga_plan_, x_, ModelDevice(), false);
+  ASSERT_TRUE(accel.status.ok()) << accel.status.ToString();
+  int launched = 0;
+  for (const NodeProfile& p : accel.profile) {
+    launched += p.device.launched ? 1 : 0;
+    if (p.device.launched) {
+      EXPECT_EQ(p.device.nodes, 1);
+    }
+  }
+  EXPECT_EQ(launched, 6);
+  EXPECT_EQ(std::memcmp(accel.y.data(), cpu.y.data(), cpu.y.size() * sizeof(float)), 0);
 }
 
 TEST_F(FpgaPlanTest, RefusesWithoutTheDeviceUnlessFallbackIsAllowed) {

@@ -180,7 +180,7 @@ class Launch {
 
 }  // namespace
 
-Status LowerFpgaNodes(ir::Graph* graph, const memory::ArenaPlan& arena, const place::Target& target,
+Status LowerFpgaNodes(ir::Graph* graph, const memory::ArenaPlan& arena, const place::Target& target, bool per_node,
                       LoweringStats* stats) {
   *stats = LoweringStats();
   const auto* device = dynamic_cast<const fpga::FpgaDeviceConfig*>(target.ConfigFor(Device::kFpga));
@@ -193,7 +193,7 @@ Status LowerFpgaNodes(ir::Graph* graph, const memory::ArenaPlan& arena, const pl
       continue;
     }
     size_t end = i + 1;
-    while (end < count && IsFpga(graph->node(static_cast<int>(end)))) ++end;
+    while (!per_node && end < count && IsFpga(graph->node(static_cast<int>(end)))) ++end;
     RETURN_IF_ERROR(Launch(graph, arena, *device, i, end).Lower(uses, stats));
     i = end;
   }

@@ -35,7 +35,8 @@ struct LoweringStats {
 };
 
 // No-op unless the target's FPGA is Loom's accelerator (FpgaDeviceConfig).
-Status LowerFpgaNodes(ir::Graph* graph, const memory::ArenaPlan& arena, const place::Target& target,
+// `per_node`: one launch per FPGA node instead of one per run.
+Status LowerFpgaNodes(ir::Graph* graph, const memory::ArenaPlan& arena, const place::Target& target, bool per_node,
                       LoweringStats* stats);
 
 }  // namespace lower

@@ -38,6 +38,7 @@ struct BuildArgs {
   double min_snr_db = 0;
   bool min_snr_given = false;
   std::string report;
+  bool fpga_launch_per_node = false;
 };
 
 // The int8 flags into options; they need --int8.
@@ -141,6 +142,7 @@ int RunBuild(const BuildArgs& args, CLI::App* cmd) {
   SetUpLogging(args.verbose);
   BuildOptions options;
   options.target = args.target;
+  options.fpga_launch_per_node = args.fpga_launch_per_node;
   if (args.list_passes) return ListPasses(options);
   if (args.model.empty()) {
     PrintError("build: a model is required (loom build MODEL.onnx)");
@@ -211,6 +213,8 @@ void AddBuildCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--disable-pass", args->disabled_passes, "Skip an optimization pass by name (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--target", args->target, "What the plan is built for: cpu (default)");
+  cmd->add_flag("--fpga-launch-per-node", args->fpga_launch_per_node,
+                "One accelerator launch per FPGA node (profiles show each layer's counters)");
   cmd->add_flag("--list-passes", args->list_passes, "Print the build's phases and passes, then exit");
   cmd->add_flag("-v,--verbose", args->verbose, "Log the build steps (-vv: debug)");
   cmd->add_flag("--int8", args->int8.enabled, "Quantize to int8 from calibration data (post-training quantization)");
