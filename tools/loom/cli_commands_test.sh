@@ -99,7 +99,8 @@ if "$LOOM" build --help >/dev/null 2>&1; then
   grep -q "^2. graph passes" "$WORK/out.txt" && grep -q "^3. placement for target 'cpu'" "$WORK/out.txt" \
     && sed -n '/^4. post-placement/,/^5\./p' "$WORK/out.txt" | grep -q "fuse_activation" \
     && pass "phases listed with their passes" || fail "phases listed with their passes: $(cat "$WORK/out.txt")"
-  expect_error "build --target unknown" "unknown target 'gpu' (targets: cpu)" "$LOOM" build --list-passes --target gpu
+  expect_error "build --target unknown" "unknown target 'gpu' (targets: cpu, fpga16, fpga32)" \
+    "$LOOM" build --list-passes --target gpu
 fi
 
 echo "$failures failure(s)"
