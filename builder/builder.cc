@@ -17,6 +17,7 @@
 #include "builder/onnx/node_shape_inference.h"
 #include "builder/passes/materialize_outputs.h"
 #include "builder/passes/pipeline.h"
+#include "builder/place/boundaries.h"
 #include "builder/place/kernel_selection.h"
 #include "builder/place/placer.h"
 #include "builder/plan/atomic_file.h"
@@ -50,6 +51,13 @@ std::string AcceleratorFingerprint(const ir::Graph& graph, const place::Target& 
     if (config != nullptr) return config->fingerprint();
   }
   return std::string();
+}
+
+place::TargetOptions TargetOptionsOf(const BuildOptions& options) {
+  place::TargetOptions t;
+  t.clock_mhz = options.clock_mhz;
+  t.timing_cache = options.timing_cache;
+  return t;
 }
 
 // One build: the phases of pipeline.h, in order, each a method.
@@ -118,6 +126,8 @@ class Build {
     plan_info.target = target_.name();
     for (const place::TargetDevice& d : target_.devices())
       if (d.device != Device::kCpu) plan_info.clock_mhz = d.config->clock_mhz();
+    for (const place::Boundary& b : place::ListBoundaries(graph_, target_.cost_model()))
+      plan_info.boundaries.push_back({b.value, b.from, b.to, b.ms});
     plan_writer::WrittenPlan written;
     RETURN_IF_ERROR(plan_writer::WritePlan(graph_, arena, plan_info, &written));
 
@@ -158,7 +168,7 @@ Status BuildPlanIn(const BuildEnvironment& env, const std::string& onnx_path, co
   std::unique_ptr<place::Target> named;
   const place::Target* target = env.target;
   if (target == nullptr) {
-    RETURN_IF_ERROR(place::MakeTarget(options.target, &named));
+    RETURN_IF_ERROR(place::MakeTarget(options.target, TargetOptionsOf(options), &named));
     target = named.get();
   }
   return Build(*env.registry, *target, options, report).Run(onnx_path, plan);
@@ -205,7 +215,7 @@ std::vector<std::string> DescribeBuildPhases(const BuildOptions& options) {
     }
   };
   std::unique_ptr<place::Target> target;
-  const Status s = place::MakeTarget(options.target, &target);
+  const Status s = place::MakeTarget(options.target, TargetOptionsOf(options), &target);
   lines.push_back("1. import: load, check and shape-infer the ONNX model; import it into Loom's graph IR");
   lines.push_back("2. graph passes (target-independent):");
   passes_of(passes::Phase::kGraph);

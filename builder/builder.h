@@ -42,8 +42,14 @@ struct BuildOptions {
   int opt_level = 1;
   // Pass names to skip (see builder/passes/pipeline.cc).
   std::vector<std::string> disabled_passes;
-  // What the plan is built for (builder/place/target.h): "cpu".
+  // What the plan is built for (builder/place/target.h): "cpu", "fpga16",
+  // "fpga32".
   std::string target = "cpu";
+  // The accelerator's clock in MHz for predictions (0: the target's own).
+  double clock_mhz = 0;
+  // Measured CPU node times (`loom bench --write-timing-cache`); empty: the
+  // target's built-in defaults.
+  std::string timing_cache;
   Int8Options int8;
   // One accelerator launch per FPGA node instead of one per run of
   // consecutive FPGA nodes (`--fpga-launch-per-node`): slower (a launch and

@@ -30,26 +30,32 @@ double DimProduct(const ir::Graph& g, int id, size_t from, size_t to) {
 
 class RooflineCpuCostModel : public CostModel {
  public:
-  RooflineCpuCostModel(double gmacs, double gbytes) : macs_per_ms_(gmacs * 1e6), bytes_per_ms_(gbytes * 1e6) {}
+  explicit RooflineCpuCostModel(const CpuSpec& cpu) : cpu_(cpu) {}
 
   std::string name() const override {
-    char buf[96];
-    std::snprintf(buf, sizeof(buf), "cpu roofline (%.0f GMAC/s, %.0f GB/s)", macs_per_ms_ / 1e6,
-                  bytes_per_ms_ / 1e6);
+    char buf[160];
+    if (cpu_.fp32_gmacs == cpu_.int8_gmacs) {
+      std::snprintf(buf, sizeof(buf), "%s roofline (%.3g GMAC/s, %.3g GB/s)",
+                    cpu_.name.empty() ? "cpu" : cpu_.name.c_str(), cpu_.fp32_gmacs, cpu_.gbytes);
+    } else {
+      std::snprintf(buf, sizeof(buf), "%s roofline (fp32 %.3g GMAC/s, int8 %.3g GMAC/s, %.3g GB/s)",
+                    cpu_.name.empty() ? "cpu" : cpu_.name.c_str(), cpu_.fp32_gmacs, cpu_.int8_gmacs, cpu_.gbytes);
+    }
     return buf;
   }
 
   double NodeMs(const ir::Graph& g, const ir::Node& n, Device) const override {
-    const double compute = NodeMacs(g, n) / macs_per_ms_;
-    const double memory = NodeBytes(g, n) / bytes_per_ms_;
+    const bool int8 = !n.inputs.empty() && n.inputs[0] >= 0 &&
+                      (g.value(n.inputs[0]).dtype == DType::kInt8 || g.value(n.inputs[0]).dtype == DType::kUInt8);
+    const double compute = NodeMacs(g, n) / ((int8 ? cpu_.int8_gmacs : cpu_.fp32_gmacs) * 1e6);
+    const double memory = NodeBytes(g, n) / (cpu_.gbytes * 1e6);
     return compute > memory ? compute : memory;
   }
 
   double BoundaryMs(const ir::Graph&, int, Device, Device) const override { return 0; }
 
  private:
-  double macs_per_ms_;
-  double bytes_per_ms_;
+  CpuSpec cpu_;
 };
 
 }  // namespace
@@ -83,8 +89,15 @@ double NodeBytes(const ir::Graph& g, const ir::Node& n) {
   return bytes;
 }
 
+std::unique_ptr<CostModel> MakeRooflineCpuCostModel(const CpuSpec& cpu) {
+  return std::make_unique<RooflineCpuCostModel>(cpu);
+}
+
 std::unique_ptr<CostModel> MakeRooflineCpuCostModel(double gmacs_per_second, double gbytes_per_second) {
-  return std::make_unique<RooflineCpuCostModel>(gmacs_per_second, gbytes_per_second);
+  CpuSpec cpu;
+  cpu.fp32_gmacs = cpu.int8_gmacs = gmacs_per_second;
+  cpu.gbytes = gbytes_per_second;
+  return MakeRooflineCpuCostModel(cpu);
 }
 
 }  // namespace place

@@ -35,8 +35,18 @@ double NodeMacs(const ir::Graph& graph, const ir::Node& node);
 // Bytes a node reads and writes (inputs, constants included, and outputs).
 double NodeBytes(const ir::Graph& graph, const ir::Node& node);
 
-// A roofline model of a CPU: max(MACs / rate, bytes / bandwidth). Crude but
-// monotonic in work; a measured timing cache replaces it where one exists.
+// A CPU as the roofline sees it: one thread's sustained rates.
+struct CpuSpec {
+  std::string name;       // "Cortex-A9"; empty for a generic CPU
+  double fp32_gmacs = 2;  // GMAC/s of float Conv/Gemm/MatMul
+  double int8_gmacs = 2;  // GMAC/s of the same with int8 activations
+  double gbytes = 2;      // GB/s of memory traffic (bytes read plus bytes written)
+};
+
+// A roofline model of a CPU: max(MACs / rate, bytes / bandwidth), the rate
+// by the dtype of the node's first input. Crude but monotonic in work; a
+// measured timing cache replaces it where one exists (timing_cache.h).
+std::unique_ptr<CostModel> MakeRooflineCpuCostModel(const CpuSpec& cpu);
 std::unique_ptr<CostModel> MakeRooflineCpuCostModel(double gmacs_per_second, double gbytes_per_second);
 
 }  // namespace place

@@ -1,5 +1,6 @@
 #include "builder/place/placer.h"
 
+#include <cctype>
 #include <cstdio>
 #include <limits>
 #include <vector>
@@ -38,20 +39,56 @@ struct Option {
   double ms = 0;   // the node's own predicted time, when feasible
 };
 
-// "fpga: predicted 1.90 ms vs cpu 41.0 ms"; "cpu: fpga cannot run it: ...".
-std::string Reason(const Target& target, const std::vector<Option>& options, const Option& chosen) {
+// What the accelerator would run, for reasons: "3x3 conv", "gemm".
+std::string Summary(const ir::Graph& graph, const ir::Node& node) {
+  std::string op;
+  for (char c : node.op) op += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  Shape window;
+  if (node.op == "Conv" && node.inputs.size() > 1 && node.inputs[1] >= 0) {
+    const Shape& w = graph.value(node.inputs[1]).shape;
+    if (w.size() > 2) window.assign(w.begin() + 2, w.end());
+  } else if (node.op == "MaxPool" || node.op == "AveragePool") {
+    window = node.attrs.GetInts("kernel_shape", {});
+  }
+  return window.empty() ? op : ShapeToString(window) + " " + op;
+}
+
+// Why a device refused: "depthwise conv (group 32) not supported by fpga16";
+// a reason that explains itself ("kernel 17x17, the accelerator supports at
+// most 15x15") goes after "not supported by fpga16: ".
+std::string Refusal(const Target& target, const Option& o) {
+  const DeviceConfig* config = target.ConfigFor(o.device);
+  const std::string device = config != nullptr ? config->name() : DeviceName(o.device);
+  std::string what = o.refusal.message();
+  const std::string prefix = "unsupported ";
+  if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+  if (o.refusal.code() != StatusCode::kUnsupported || what.find("unsupported") != std::string::npos)
+    return device + " cannot run it: " + o.refusal.message();
+  if (what.find_first_of(",;:") != std::string::npos) return "not supported by " + device + ": " + what;
+  return what + " not supported by " + device;
+}
+
+// The reason for `chosen`:
+//   "fpga: 3x3 conv, predicted 1.90 ms vs cpu 41.0 ms"
+//   "cpu: predicted 0.20 ms vs fpga 0.31 ms"
+//   "cpu: depthwise conv (group 32) not supported by fpga16"
+std::string Reason(const Target& target, const ir::Graph& graph, const ir::Node& node,
+                   const std::vector<Option>& options, const Option& chosen) {
   std::string reason = std::string(DeviceName(chosen.device)) + ": ";
   if (options.size() == 1) return reason + "the only device of target '" + target.name() + "'";
-  reason += "predicted " + Ms(chosen.ms);
+  std::string compared, refused;
   for (const Option& o : options) {
     if (o.device == chosen.device) continue;
     if (o.refusal.ok()) {
-      reason += std::string(" vs ") + DeviceName(o.device) + " " + Ms(o.ms);
+      compared += std::string(" vs ") + DeviceName(o.device) + " " + Ms(o.ms);
     } else {
-      reason += std::string("; ") + DeviceName(o.device) + " cannot run it: " + o.refusal.message();
+      refused += (refused.empty() ? "" : "; ") + Refusal(target, o);
     }
   }
-  return reason;
+  if (compared.empty()) return reason + refused;
+  if (chosen.device != Device::kCpu) reason += Summary(graph, node) + ", ";
+  reason += "predicted " + Ms(chosen.ms) + compared;
+  return refused.empty() ? reason : reason + "; " + refused;
 }
 
 // Graph inputs are not produced by a node, so no kernel vouches for them.
@@ -157,7 +194,12 @@ Status PlaceNodes(ir::Graph* graph, const Target& target, const KernelRegistry& 
       Option o;
       o.device = d.device;
       exec::ChosenKernel chosen;
-      o.refusal = exec::ChooseKernel(registry, exec::MakeKernelSetup(*graph, node, d.config.get()), d.device, &chosen);
+      const KernelSetup setup = exec::MakeKernelSetup(*graph, node, d.config.get());
+      o.refusal = exec::ChooseKernel(registry, setup, d.device, &chosen);
+      std::vector<const KernelDef*> candidates;
+      if (!o.refusal.ok() && d.device != Device::kCpu &&
+          !exec::FindCandidates(registry, setup, d.device, &candidates).ok())
+        o.refusal = Status::Unsupported(node.op);  // no kernel for the op: "cpu: Relu not supported by fpga16"
       if (o.refusal.ok()) {
         o.ms = cost.NodeMs(*graph, node, d.device);
         feasible = true;
@@ -194,16 +236,7 @@ Status PlaceNodes(ir::Graph* graph, const Target& target, const KernelRegistry& 
     for (const Option& o : options[i])
       if (o.device == node.device) mine = &o;
     node.predicted_ms = mine->ms;
-    for (int in : node.inputs) {
-      if (in < 0) continue;
-      const int producer = uses.producer[static_cast<size_t>(in)];
-      const Device from = producer >= 0 ? graph->node(producer).device : Device::kCpu;
-      if (producer < 0 && graph->value(in).is_constant()) continue;
-      if (from != node.device) {
-        node.predicted_ms += cost.BoundaryMs(*graph, in, from, node.device);
-      }
-    }
-    node.placement_reason = Reason(target, options[i], *mine);
+    node.placement_reason = Reason(target, *graph, node, options[i], *mine);
     if (node.device != Cheapest(options[i])) {
       node.placement_reason += " (placed with its neighbours: the whole graph is faster with fewer " +
                                std::string(DeviceName(Device::kCpu)) + "<->" + DeviceName(Device::kFpga) +

@@ -2,11 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "builder/memory/memory_spaces.h"
+#include "builder/place/boundaries.h"
 #include "builder/place/kernel_selection.h"
 #include "builder/testing/fake_fpga.h"
 #include "builder/testing/fake_kernels.h"
+#include "builder/testing/int8_layers.h"
 #include "builder/testing/ir_builder.h"
+#include "kernels/fpga/kernels/accel_layer.h"
+#include "kernels/fpga/runtime/fpga_runtime.h"
 
 namespace loom {
 namespace place {
@@ -56,7 +62,7 @@ TEST(PlacerTest, UnknownTargetListsTheKnownOnes) {
   std::unique_ptr<Target> t;
   const Status s = MakeTarget("gpu", &t);
   EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(Contains(s.message(), "unknown target 'gpu' (targets: cpu)")) << s.message();
+  EXPECT_TRUE(Contains(s.message(), "unknown target 'gpu' (targets: cpu, fpga16, fpga32)")) << s.message();
 }
 
 TEST(PlacerTest, CheaperDeviceWinsAndReasonsNameBoth) {
@@ -69,9 +75,9 @@ TEST(PlacerTest, CheaperDeviceWinsAndReasonsNameBoth) {
   EXPECT_EQ(conv1.device, Device::kFpga);
   EXPECT_EQ(m.b.g.node(m.conv2).device, Device::kFpga);
   EXPECT_EQ(relu.device, Device::kCpu);
-  EXPECT_TRUE(Contains(conv1.placement_reason, "fpga: predicted 0.10 ms vs cpu 1.00 ms")) << conv1.placement_reason;
-  EXPECT_TRUE(Contains(relu.placement_reason, "cpu: predicted 0.10 ms; fpga cannot run it: ")) << relu.placement_reason;
-  EXPECT_TRUE(Contains(relu.placement_reason, "unsupported op 'Relu'")) << relu.placement_reason;
+  EXPECT_EQ(conv1.placement_reason, "fpga: 1x1 conv, predicted 0.10 ms vs cpu 1.00 ms");
+  // No FPGA kernel for the op: the device's configuration names it.
+  EXPECT_EQ(relu.placement_reason, "cpu: Relu not supported by fake-fpga");
 
   ASSERT_TRUE(SelectKernels(&m.b.g, *fpga, r).ok());
   EXPECT_EQ(conv1.kernel_id, "fpga.Conv");
@@ -112,8 +118,18 @@ TEST(PlacerTest, AChainStaysOnTheAcceleratorBetweenItsEnds) {
   const std::unique_ptr<Target> fpga = testing::MakeFakeFpgaTarget(/*boundary_ms=*/0.5);
   ASSERT_TRUE(PlaceNodes(&b.g, *fpga, FakeCpuAndFpga()).ok());
   for (int c : convs) EXPECT_EQ(b.g.node(c).device, Device::kFpga) << b.g.node(c).Label();
-  EXPECT_DOUBLE_EQ(b.g.node(convs[0]).predicted_ms, 0.1 + 0.5);  // x crosses to the FPGA
+  // Each node's own time; the crossings are the plan's boundaries, in and out.
+  EXPECT_DOUBLE_EQ(b.g.node(convs[0]).predicted_ms, 0.1);
   EXPECT_DOUBLE_EQ(b.g.node(convs[1]).predicted_ms, 0.1);
+  const std::vector<Boundary> boundaries = ListBoundaries(b.g, fpga->cost_model());
+  ASSERT_EQ(boundaries.size(), 2u);
+  EXPECT_EQ(boundaries[0].value, x);
+  EXPECT_EQ(boundaries[0].from, Device::kCpu);
+  EXPECT_EQ(boundaries[0].to, Device::kFpga);
+  EXPECT_DOUBLE_EQ(boundaries[0].ms, 0.5);
+  EXPECT_EQ(boundaries[1].value, prev);
+  EXPECT_EQ(boundaries[1].from, Device::kFpga);
+  EXPECT_EQ(boundaries[1].to, Device::kCpu);
   // Crossings dearer than what the FPGA saves (3 x 0.9 ms): all on the CPU.
   IrBuilder b2 = b;
   const std::unique_ptr<Target> dear = testing::MakeFakeFpgaTarget(/*boundary_ms=*/1.5);
@@ -146,6 +162,95 @@ TEST(PlacerTest, ANodeNoDeviceRunsFailsWithTheCpuReason) {
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
   // The CPU kernel's refusal, labelled once.
   EXPECT_EQ(s.message(), "broken1 (Broken): unsupported mode 'whatever'");
+}
+
+// Stands in for the FPGA kernels in placement: accepts exactly what the
+// accelerator takes (AccelLayerFromSetup), for the configuration prepared for.
+class AcceleratorLayerKernel : public Kernel {
+ public:
+  Status Prepare(const KernelSetup& s) override {
+    const auto* device = dynamic_cast<const fpga::FpgaDeviceConfig*>(&s.device());
+    if (device == nullptr) return s.Unsupported("prepared for '" + s.device().name() + "', not the accelerator");
+    fpga::AccelLayer layer;
+    const Status st = fpga::AccelLayerFromSetup(s, device->accel(), &layer);
+    return st.ok() ? st : s.Error(st.code(), st.message());
+  }
+  Status Run(const KernelArgs&) const override { return Status::Internal("a placement-only test kernel ran"); }
+};
+
+KernelRegistry CpuAndAcceleratorLayers() {
+  KernelRegistry r = KernelRegistry::Global();
+  for (const char* op : {"Conv", "Gemm", "MatMul", "Add", "MaxPool"}) {
+    KernelDef def;
+    def.id = std::string("fpga.") + op;
+    def.op = op;
+    def.device = Device::kFpga;
+    def.create = MakeKernel<AcceleratorLayerKernel>;
+    r.Add(def);
+  }
+  return r;
+}
+
+// x -> 3x3 Conv -> depthwise 3x3 Conv -> MaxPool 2x2 -> Add(itself) -> y, int8 on fpga16.
+TEST(PlacerTest, Fpga16ReasonsNameTheWorkThePredictionsAndTheRefusals) {
+  IrBuilder b;
+  testing::Int8Layers l(&b);
+  int conv = -1, depthwise = -1, pool = -1, add = -1;
+  const int c = l.Conv(l.Input("x", {1, 64, 28, 28}), 64, 3, 1, 1, "conv", &conv);
+  const int d = l.Conv(c, 64, 3, 1, /*group=*/64, "depthwise", &depthwise);
+  const int p = l.MaxPool(d, 2, "pool", &pool);
+  b.Output(l.Add(p, p, "add", &add));
+  std::unique_ptr<Target> target;
+  ASSERT_TRUE(MakeTarget("fpga16", &target).ok());
+  ASSERT_TRUE(PlaceNodes(&b.g, *target, CpuAndAcceleratorLayers()).ok());
+  const CostModel& cost = target->cost_model();
+
+  // The 3x3 conv: 29 MMAC, about 1.3 ms on the 16x16 array against 83 ms on the Cortex-A9.
+  const ir::Node& c1 = b.g.node(conv);
+  EXPECT_EQ(c1.device, Device::kFpga);
+  const double fpga_ms = cost.NodeMs(b.g, c1, Device::kFpga), cpu_ms = cost.NodeMs(b.g, c1, Device::kCpu);
+  EXPECT_LT(fpga_ms * 10, cpu_ms);
+  char expected[96];
+  std::snprintf(expected, sizeof(expected), "fpga: 3x3 conv, predicted %.2f ms vs cpu %.1f ms", fpga_ms, cpu_ms);
+  EXPECT_EQ(c1.placement_reason, expected);
+  EXPECT_DOUBLE_EQ(c1.predicted_ms, fpga_ms);
+
+  const ir::Node& dw = b.g.node(depthwise);
+  EXPECT_EQ(dw.device, Device::kCpu);
+  EXPECT_EQ(dw.placement_reason, "cpu: depthwise conv (group 64) not supported by fpga16");
+  EXPECT_DOUBLE_EQ(dw.predicted_ms, cost.NodeMs(b.g, dw, Device::kCpu));
+
+  // The pool and the Add on 12544 values: the hand-overs to the accelerator
+  // and back cost more than either, so they stay on the CPU, each with both
+  // predictions.
+  for (int n : {pool, add}) {
+    const ir::Node& node = b.g.node(n);
+    EXPECT_EQ(node.device, Device::kCpu) << node.Label();
+    EXPECT_EQ(node.placement_reason.rfind("cpu: predicted ", 0), 0u) << node.placement_reason;
+    EXPECT_TRUE(Contains(node.placement_reason, " vs fpga ")) << node.placement_reason;
+  }
+
+  // The conv's input crosses to the accelerator and its output comes back.
+  const std::vector<Boundary> boundaries = ListBoundaries(b.g, cost);
+  ASSERT_EQ(boundaries.size(), 2u);
+  EXPECT_EQ(boundaries[0].value, c1.inputs[0]);
+  EXPECT_EQ(boundaries[0].to, Device::kFpga);
+  EXPECT_EQ(boundaries[1].value, c);
+  EXPECT_EQ(boundaries[1].to, Device::kCpu);
+  EXPECT_DOUBLE_EQ(boundaries[0].ms, cost.BoundaryMs(b.g, c1.inputs[0], Device::kCpu, Device::kFpga));
+  EXPECT_GT(boundaries[0].ms, boundaries[1].ms);  // the launch
+}
+
+TEST(PlacerTest, AnExplainedRefusalFollowsTheDevice) {
+  IrBuilder b;
+  testing::Int8Layers l(&b);
+  int conv = -1;
+  b.Output(l.Conv(l.Input("x", {1, 16, 20, 20}), 16, 17, 1, 1, "conv17", &conv));
+  std::unique_ptr<Target> target;
+  ASSERT_TRUE(MakeTarget("fpga16", &target).ok());
+  ASSERT_TRUE(PlaceNodes(&b.g, *target, CpuAndAcceleratorLayers()).ok());
+  const std::string& reason = b.g.node(conv).placement_reason;
+  EXPECT_EQ(reason.rfind("cpu: not supported by fpga16: kernel 17x17", 0), 0u) << reason;
 }
 
 }  // namespace

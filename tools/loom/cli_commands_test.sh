@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# End-to-end checks of `loom run|inspect|bench` and of the CLI's error
-# convention (one line "loom: error: <message>" on stderr, exit code 1).
-# Usage: cli_commands_test.sh LOOM FIXTURE WORKDIR
+# End-to-end checks of `loom run|inspect|bench`, of `loom build` when this
+# loom has it, and of the CLI's error convention (one line "loom: error:
+# <message>" on stderr, exit code 1).
+# Usage: cli_commands_test.sh LOOM FIXTURE WORKDIR [MODEL.onnx]
 set -u
-LOOM=$1 FIXTURE=$2 WORK=$3
+LOOM=$1 FIXTURE=$2 WORK=$3 MODEL=${4:-}
 rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
 "$FIXTURE" write "$WORK" || { echo "FAIL: fixture"; exit 1; }
 PLAN=$WORK/model.plan
@@ -99,7 +100,67 @@ if "$LOOM" build --help >/dev/null 2>&1; then
   grep -q "^2. graph passes" "$WORK/out.txt" && grep -q "^3. placement for target 'cpu'" "$WORK/out.txt" \
     && sed -n '/^4. post-placement/,/^5\./p' "$WORK/out.txt" | grep -q "fuse_activation" \
     && pass "phases listed with their passes" || fail "phases listed with their passes: $(cat "$WORK/out.txt")"
-  expect_error "build --target unknown" "unknown target 'gpu' (targets: cpu)" "$LOOM" build --list-passes --target gpu
+  expect_error "build --target unknown" "unknown target 'gpu' (targets: cpu, fpga16, fpga32)" \
+    "$LOOM" build --list-passes --target gpu
+  expect_ok "build --list-passes --target fpga32" "$LOOM" build --list-passes --target fpga32
+  grep -q "^3. placement for target 'fpga32': KV260: the kv260 accelerator (32x32 at 250 MHz)" "$WORK/out.txt" \
+    && pass "fpga32 described" || fail "fpga32 described: $(cat "$WORK/out.txt")"
+fi
+
+# Targets, clocks and timing caches on a one-Conv ONNX model.
+if "$LOOM" build --help >/dev/null 2>&1 && [[ -f "$MODEL" ]]; then
+  M=$WORK/conv.onnx
+  cp "$MODEL" "$M"
+  expect_ok "build --target fpga16 --clock-mhz 150" "$LOOM" build "$M" -o "$WORK/f16.plan" --target fpga16 --clock-mhz 150
+  expect_ok "inspect --json of an fpga16 plan" "$LOOM" inspect "$WORK/f16.plan" --json
+  if [[ -x /usr/bin/python3 ]]; then
+    /usr/bin/python3 - "$WORK/out.txt" <<'PY' && pass "inspect json: target, clock, devices, predictions" || fail "inspect json: target, clock, devices, predictions"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["target"] == "fpga16" and j["clock_mhz"] == 150, (j["target"], j["clock_mhz"])
+assert j["boundaries"] == [], j["boundaries"]  # a float Conv stays on the CPU
+for n in j["nodes"]:
+    assert n["device"] == "cpu" and n["predicted_ms"] > 0, n
+    assert n["running_kernel"] == n["kernel"] and n["fallback_kernel"] == "", n
+    assert n["placement_reason"] == "cpu: float32 activations not supported by fpga16", n["placement_reason"]
+PY
+  fi
+  expect_ok "inspect --explain of an fpga16 plan" "$LOOM" inspect "$WORK/f16.plan" --explain
+  grep -q "target: fpga16, accelerator clock 150 MHz" "$WORK/out.txt" && grep -q "^boundaries (0):" "$WORK/out.txt" \
+    && grep -q "why: cpu: float32 activations not supported by fpga16" "$WORK/out.txt" && grep -q "^predicted: " "$WORK/out.txt" \
+    && pass "explain: target, reasons, boundaries, total" || fail "explain: $(cat "$WORK/out.txt")"
+  expect_error "--clock-mhz 0" "--clock-mhz 0: expected more than 0 and at most 1000 MHz" \
+    "$LOOM" build "$M" -o "$WORK/x.plan" --target fpga16 --clock-mhz 0
+  expect_error "--clock-mhz too high" "accelerator clock 2000 MHz is out of range" \
+    "$LOOM" build "$M" -o "$WORK/x.plan" --target fpga32 --clock-mhz 2000
+  expect_error "--clock-mhz on the cpu target" "target 'cpu' has no accelerator, so no clock" \
+    "$LOOM" build "$M" -o "$WORK/x.plan" --clock-mhz 100
+  expect_error "--timing-cache missing" "timing cache: cannot open '$WORK/none.json'" \
+    "$LOOM" build "$M" -o "$WORK/x.plan" --timing-cache "$WORK/none.json"
+  printf '{"format": "loom timing cache", "version": 1, "cpu": "x", "threads": 1, "nodes": [{"ms": 1}]}' >"$WORK/bad.json"
+  expect_error "--timing-cache malformed" "timing cache '$WORK/bad.json': nodes\[0\]: no \"signature\" member" \
+    "$LOOM" build "$M" -o "$WORK/x.plan" --target fpga16 --timing-cache "$WORK/bad.json"
+  [[ -e "$WORK/x.plan" ]] && fail "a failed build leaves no plan" || pass "a failed build leaves no plan"
+
+  # Measure the CPU plan's nodes, then build for fpga16 with those times.
+  expect_ok "build --target cpu" "$LOOM" build "$M" -o "$WORK/cpu.plan"
+  expect_ok "bench --write-timing-cache" "$LOOM" bench "$WORK/cpu.plan" --iters 5 --warmup 1 \
+    --write-timing-cache "$WORK/cache.json"
+  grep -q "timing cache $WORK/cache.json: 1 CPU node" "$WORK/out.txt" || fail "bench reports the cache: $(cat "$WORK/out.txt")"
+  expect_ok "build --timing-cache" "$LOOM" build "$M" -o "$WORK/timed.plan" --target fpga16 --timing-cache "$WORK/cache.json"
+  expect_ok "inspect --json of the timed plan" "$LOOM" inspect "$WORK/timed.plan" --json
+  if [[ -x /usr/bin/python3 ]]; then
+    /usr/bin/python3 - "$WORK/cache.json" "$WORK/out.txt" <<'PY' && pass "the plan's prediction is the measured time" || fail "the plan's prediction is the measured time"
+import json, sys
+cache, plan = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert cache["format"] == "loom timing cache" and cache["version"] == 1 and cache["threads"] == 1, cache
+assert cache["cpu"], cache
+[entry] = cache["nodes"]
+assert entry["signature"] == "Conv(float32 1x1x5x5, float32 1x1x3x3 -> float32 1x1x5x5)", entry["signature"]
+[node] = plan["nodes"]
+assert abs(node["predicted_ms"] - entry["ms"]) <= 1e-6 * max(1.0, entry["ms"]), (node["predicted_ms"], entry["ms"])
+PY
+  fi
 fi
 
 echo "$failures failure(s)"

@@ -18,7 +18,11 @@ int ReportError(const std::string& message) {
 
 int ReportError(const Status& status) { return ReportError(status.ToString()); }
 
-Status LoadEngine(const std::string& path, std::shared_ptr<const Engine>* engine) { return Engine::Load(path, engine); }
+Status LoadEngine(const std::string& path, std::shared_ptr<const Engine>* engine, bool allow_cpu_fallback) {
+  LoadOptions options;
+  options.allow_cpu_fallback = allow_cpu_fallback;
+  return Engine::Load(path, options, engine);
+}
 
 HostTensor RandomTensor(const TensorDesc& desc, std::mt19937_64* rng) {
   HostTensor t;

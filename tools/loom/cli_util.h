@@ -18,8 +18,9 @@ namespace cli {
 int ReportError(const std::string& message);
 int ReportError(const Status& status);
 
-// Loads a plan with the built-in kernels.
-Status LoadEngine(const std::string& path, std::shared_ptr<const Engine>* engine);
+// Loads a plan with the built-in kernels; `allow_cpu_fallback` runs nodes
+// placed on a device on their CPU fallbacks (LoadOptions).
+Status LoadEngine(const std::string& path, std::shared_ptr<const Engine>* engine, bool allow_cpu_fallback = false);
 
 // Seeded random contents for `desc`: floats uniform in [0, 1), integers in
 // [0, 10), bools 0/1.

@@ -1,19 +1,26 @@
 // `loom bench MODEL.plan [--threads N] [--iters K] [--warmup W] [--seed S] [--json]
-//                        [--device D ...] [--allow-cpu-fallback]`
+//                        [--device D ...] [--allow-cpu-fallback] [--write-timing-cache FILE]`
 // Binds seeded random inputs, runs W warm-up iterations, then times K runs
 // with steady_clock and reports min / median / p90 / p99 / mean in ms, and
-// the plan's arena and constants sizes.
+// the plan's arena and constants sizes. --write-timing-cache profiles the
+// timed runs and writes each CPU node's median time by signature
+// (common/timing_cache.h) for `loom build --timing-cache`; nodes placed on a
+// device are left out (a plan with such nodes needs its device to run).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <numeric>
 
+#include "common/timing_cache.h"
 #include "tools/loom/cli_util.h"
 #include "tools/loom/commands.h"
 #include "tools/loom/device_options.h"
+#include "tools/loom/host_cpu.h"
 #include "tools/loom/json_writer.h"
+#include "tools/tensor_io/file_util.h"
 
 namespace loom {
 namespace cli {
@@ -27,6 +34,7 @@ struct BenchOptions {
   uint64_t seed = 0;
   bool json = false;
   DeviceOptions device;
+  std::string timing_cache;  // --write-timing-cache
 };
 
 // Nearest-rank percentile of sorted samples, p in (0, 100].
@@ -35,12 +43,44 @@ double Percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
 }
 
+double Median(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  const size_t n = samples.size();
+  return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+}
+
+// The median of each CPU node's profiled times (`samples[node][run]`),
+// pooled over the nodes that share a signature.
+TimingCache MakeTimingCache(const Engine& engine, const std::vector<std::vector<double>>& samples, int threads,
+                            int* cpu_nodes) {
+  TimingCache cache;
+  cache.cpu = HostCpuName();
+  cache.threads = threads;
+  std::map<std::string, std::vector<double>> pooled;
+  *cpu_nodes = 0;
+  for (size_t i = 0; i < engine.nodes().size(); ++i) {
+    const NodeDesc& n = engine.nodes()[i];
+    if (n.device != "cpu") continue;
+    ++*cpu_nodes;
+    const std::string signature =
+        NodeSignature(n.op, n.fused, n.input_dtypes, n.input_shapes, n.output_dtypes, n.output_shapes);
+    std::vector<double>& all = pooled[signature];
+    all.insert(all.end(), samples[i].begin(), samples[i].end());
+    if (cache.nodes[signature].node.empty()) cache.nodes[signature].node = n.name;
+  }
+  for (auto& [signature, all] : pooled) cache.nodes[signature].ms = Median(all);
+  return cache;
+}
+
 int Bench(const BenchOptions& o) {
   std::shared_ptr<const Engine> engine;
   Status s = LoadEngineOn(o.plan, o.device, &engine);
   if (!s.ok()) return ReportError(s);
   std::unique_ptr<ExecutionContext> ctx;
-  s = engine->CreateContext({o.threads}, &ctx);
+  ContextOptions context_options;
+  context_options.num_threads = o.threads;
+  context_options.profile = !o.timing_cache.empty();
+  s = engine->CreateContext(context_options, &ctx);
   if (!s.ok()) return ReportError(s);
   std::mt19937_64 rng(o.seed);
   std::vector<HostTensor> inputs;
@@ -55,18 +95,25 @@ int Bench(const BenchOptions& o) {
   }
   std::vector<double> ms;
   ms.reserve(static_cast<size_t>(o.iters));
+  std::vector<std::vector<double>> node_ms(engine->nodes().size());  // with --write-timing-cache
   for (int i = 0; i < o.iters; ++i) {
     const auto start = std::chrono::steady_clock::now();
     s = ctx->Run();
     const auto end = std::chrono::steady_clock::now();
     if (!s.ok()) return ReportError(s);
     ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    for (size_t n = 0; n < ctx->profile().size() && n < node_ms.size(); ++n) node_ms[n].push_back(ctx->profile()[n].ms);
   }
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
   const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
-  const double median =
-      sorted.size() % 2 ? sorted[sorted.size() / 2] : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  const double median = Median(ms);
+  int cpu_nodes = 0;
+  if (!o.timing_cache.empty()) {
+    const std::string text = SerializeTimingCache(MakeTimingCache(*engine, node_ms, o.threads, &cpu_nodes));
+    s = WriteWholeFile(o.timing_cache, text.data(), text.size());
+    if (!s.ok()) return ReportError(s.WithContext("--write-timing-cache"));
+  }
   if (o.json) {
     JsonWriter j;
     j.BeginObject()
@@ -81,8 +128,9 @@ int Bench(const BenchOptions& o) {
         .NumberField("mean_ms", mean)
         .NumberField("max_ms", sorted.back())
         .IntField("arena_bytes", static_cast<int64_t>(engine->info().arena_bytes))
-        .IntField("constants_bytes", static_cast<int64_t>(engine->info().constants_bytes))
-        .EndObject();
+        .IntField("constants_bytes", static_cast<int64_t>(engine->info().constants_bytes));
+    if (!o.timing_cache.empty()) j.Field("timing_cache", o.timing_cache).IntField("timing_cache_nodes", cpu_nodes);
+    j.EndObject();
     std::fputs(j.str().c_str(), stdout);
   } else {
     std::printf("bench %s: %d thread%s, %d warm-up + %d timed runs\n", o.plan.c_str(), o.threads,
@@ -92,6 +140,12 @@ int Bench(const BenchOptions& o) {
                 FormatMs(Percentile(sorted, 99)).c_str(), FormatMs(mean).c_str());
     std::printf("  arena %s  constants %s\n", FormatBytes(engine->info().arena_bytes).c_str(),
                 FormatBytes(engine->info().constants_bytes).c_str());
+    if (!o.timing_cache.empty()) {
+      const size_t skipped = engine->nodes().size() - static_cast<size_t>(cpu_nodes);
+      std::printf("  timing cache %s: %d CPU node%s", o.timing_cache.c_str(), cpu_nodes, cpu_nodes == 1 ? "" : "s");
+      if (skipped > 0) std::printf(" (%zu on a device left out)", skipped);
+      std::printf("\n");
+    }
   }
   return 0;
 }
@@ -108,6 +162,9 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", o->seed, "Random seed for the inputs (default 0)");
   cmd->add_flag("--json", o->json, "Machine-readable output");
   AddDeviceOptions(cmd, &o->device);
+  cmd->add_option(
+      "--write-timing-cache", o->timing_cache,
+      "Profile the timed runs and write each CPU node's median time to FILE, for loom build --timing-cache");
   cmd->callback([o, exit_code] { *exit_code = Bench(*o); });
 }
 

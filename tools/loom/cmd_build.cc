@@ -1,5 +1,6 @@
 // `loom build MODEL.onnx [-o MODEL.plan] [--shape NAME=1x3x224x224 ...] [-O 0|1]
-//              [--target cpu] [--disable-pass NAME ...] [-v]
+//              [--target cpu|fpga16|fpga32] [--clock-mhz F] [--timing-cache FILE]
+//              [--disable-pass NAME ...] [-v]
 //              [--int8 --calib DIR [--calib-method minmax|percentile|entropy]
 //               [--calib-percentile P] [--calib-cache FILE] [--keep-fp32 NODE,...]
 //               [--int8-min-snr DB] [--report FILE.json]]`
@@ -31,6 +32,8 @@ struct BuildArgs {
   int opt_level = 1;
   std::vector<std::string> disabled_passes;
   std::string target = "cpu";
+  double clock_mhz = 0;
+  std::string timing_cache;
   bool list_passes = false;
   int verbose = 0;
   Int8Options int8;
@@ -129,9 +132,12 @@ void PrintSummary(const BuildArgs& args, const std::string& output, const BuildR
 
 int ListPasses(const BuildOptions& options) {
   std::unique_ptr<place::Target> target;
-  const Status s = place::MakeTarget(options.target, &target);
+  place::TargetOptions target_options;
+  target_options.clock_mhz = options.clock_mhz;
+  target_options.timing_cache = options.timing_cache;
+  const Status s = place::MakeTarget(options.target, target_options, &target);
   if (!s.ok()) {
-    PrintError("--target: " + s.ToString());
+    PrintError(s.ToString());
     return 1;
   }
   for (const std::string& line : DescribeBuildPhases(options)) std::printf("%s\n", line.c_str());
@@ -143,6 +149,14 @@ int RunBuild(const BuildArgs& args, CLI::App* cmd) {
   BuildOptions options;
   options.target = args.target;
   options.fpga_launch_per_node = args.fpga_launch_per_node;
+  // 0 means "the configuration's clock" to the library; given, it is a mistake.
+  if (cmd->count("--clock-mhz") > 0 && !(args.clock_mhz > 0)) {
+    PrintError("--clock-mhz " + cmd->get_option("--clock-mhz")->as<std::string>() +
+               ": expected more than 0 and at most 1000 MHz");
+    return 1;
+  }
+  options.clock_mhz = args.clock_mhz;
+  options.timing_cache = args.timing_cache;
   if (args.list_passes) return ListPasses(options);
   if (args.model.empty()) {
     PrintError("build: a model is required (loom build MODEL.onnx)");
@@ -212,9 +226,14 @@ void AddBuildCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-O", args->opt_level, "Optimization level: 0 (no optimization passes) or 1 (default)");
   cmd->add_option("--disable-pass", args->disabled_passes, "Skip an optimization pass by name (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--target", args->target, "What the plan is built for: cpu (default)");
   cmd->add_flag("--fpga-launch-per-node", args->fpga_launch_per_node,
                 "One accelerator launch per FPGA node (profiles show each layer's counters)");
+  cmd->add_option("--target", args->target,
+                  "What the plan is built for: cpu (default), fpga16 (PYNQ-Z2) or fpga32 (KV260)");
+  cmd->add_option("--clock-mhz", args->clock_mhz,
+                  "The accelerator's clock for its predictions, in MHz (default: the target's own)");
+  cmd->add_option("--timing-cache", args->timing_cache,
+                  "Measured CPU node times (loom bench --write-timing-cache) instead of the target's defaults");
   cmd->add_flag("--list-passes", args->list_passes, "Print the build's phases and passes, then exit");
   cmd->add_flag("-v,--verbose", args->verbose, "Log the build steps (-vv: debug)");
   cmd->add_flag("--int8", args->int8.enabled, "Quantize to int8 from calibration data (post-training quantization)");

@@ -1,10 +1,13 @@
 // `loom inspect MODEL.plan [--json] [--explain] [--tensors]`
-// Shows what a plan holds: format version, producer, memory sizes, graph
-// inputs and outputs (dtype, shape, layout, memory space), and one row per
-// node (name, op, fused ops, kernel, device, input -> output shapes);
-// --explain adds each placement reason; --tensors lists every tensor with its
-// dtype and quantization (always in --json: "tensors", with "scale" and
-// "zero_point" for quantized ones). A plan with int8 tensors lists them too.
+// Shows what a plan holds: format version, producer, build target and clock,
+// memory sizes, graph inputs and outputs (dtype, shape, layout, memory
+// space), and one row per node (name, op, fused ops, kernel, device, input ->
+// output shapes); --explain adds each node's predicted time and placement
+// reason, then every CPU<->device boundary with its predicted cost;
+// --tensors lists every tensor with its dtype and quantization (always in
+// --json: "tensors", with "scale" and "zero_point" for quantized ones). A
+// plan with int8 tensors lists them too. Plans with nodes on a device load
+// with CPU fallback, so any plan can be inspected without its device.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -100,6 +103,8 @@ void PrintJson(const std::string& path, const Engine& engine) {
   j.Field("model_hash", info.model_hash);
   j.Field("model_producer", info.model_producer);
   j.Field("accelerator_fingerprint", info.accelerator_fingerprint);
+  j.Field("target", info.target);
+  j.NumberField("clock_mhz", info.clock_mhz);
   j.Key("arena_bytes").UInt(info.arena_bytes);
   j.Key("constants_bytes").UInt(info.constants_bytes);
   j.Key("file_bytes").UInt(info.file_bytes);
@@ -128,7 +133,14 @@ void PrintJson(const std::string& path, const Engine& engine) {
     WriteShapes(&j, n.input_shapes);
     j.Key("output_shapes");
     WriteShapes(&j, n.output_shapes);
-    j.Field("placement_reason", n.placement_reason).EndObject();
+    j.Field("placement_reason", n.placement_reason).NumberField("predicted_ms", n.predicted_ms);
+    j.Field("fallback_kernel", n.fallback_kernel).Field("running_kernel", n.running_kernel).EndObject();
+  }
+  j.EndArray();
+  j.Key("boundaries").BeginArray();
+  for (const BoundaryDesc& b : info.boundaries) {
+    j.BeginObject().Field("tensor", b.tensor).Field("from", b.from).Field("to", b.to);
+    j.NumberField("predicted_ms", b.predicted_ms).EndObject();
   }
   j.EndArray();
   j.EndObject();
@@ -153,6 +165,23 @@ void PrintTable(const std::vector<std::vector<std::string>>& rows, const std::ve
   }
 }
 
+// Every CPU<->device hand-over with its predicted cost, then the plan's
+// predicted total.
+void PrintBoundaries(const PlanInfo& info, double nodes_ms) {
+  std::printf("boundaries (%zu):\n", info.boundaries.size());
+  std::vector<std::vector<std::string>> rows;
+  double boundaries_ms = 0;
+  for (const BoundaryDesc& b : info.boundaries) {
+    rows.push_back({b.tensor, b.from + " -> " + b.to, FormatMs(b.predicted_ms)});
+    boundaries_ms += b.predicted_ms;
+  }
+  PrintTable(rows, {});
+  if (nodes_ms > 0) {
+    std::printf("predicted: %s (nodes %s, boundaries %s)\n", FormatMs(nodes_ms + boundaries_ms).c_str(),
+                FormatMs(nodes_ms).c_str(), FormatMs(boundaries_ms).c_str());
+  }
+}
+
 void PrintText(const std::string& path, const Engine& engine, bool explain, bool all_tensors) {
   const PlanInfo& info = engine.info();
   std::printf("plan: %s\n", path.c_str());
@@ -160,7 +189,13 @@ void PrintText(const std::string& path, const Engine& engine, bool explain, bool
   std::printf("  producer: %s\n", info.producer.empty() ? "-" : info.producer.c_str());
   std::printf("  model: hash %s, producer %s\n", info.model_hash.empty() ? "-" : info.model_hash.c_str(),
               info.model_producer.empty() ? "-" : info.model_producer.c_str());
+  if (!info.target.empty()) {
+    std::printf("  target: %s", info.target.c_str());
+    if (info.clock_mhz > 0) std::printf(", accelerator clock %g MHz", info.clock_mhz);
+    std::printf("\n");
+  }
   if (!info.accelerator_fingerprint.empty()) std::printf("  accelerator: %s\n", info.accelerator_fingerprint.c_str());
+  for (const std::string& note : engine.notes()) std::printf("  note: %s\n", note.c_str());
   std::printf("  arena: %s\n  constants: %s\n", FormatBytes(info.arena_bytes).c_str(),
               FormatBytes(info.constants_bytes).c_str());
 
@@ -188,20 +223,25 @@ void PrintText(const std::string& path, const Engine& engine, bool explain, bool
 
   std::printf("nodes (%zu):\n", engine.nodes().size());
   std::vector<std::vector<std::string>> rows = {{"#", "name", "op", "fused", "kernel", "device", "shapes"}};
+  if (explain) rows[0].push_back("predicted");
   std::vector<std::string> notes = {""};
+  double nodes_ms = 0;
   for (size_t i = 0; i < engine.nodes().size(); ++i) {
     const NodeDesc& n = engine.nodes()[i];
+    const std::string kernel = n.on_fallback ? n.kernel + " (runs " + n.running_kernel + " here)" : n.kernel;
     rows.push_back({std::to_string(i), n.name.empty() ? "-" : n.name, n.op, n.fused.empty() ? "-" : Join(n.fused, "+"),
-                    n.kernel, n.device,
-                    Shapes(n.input_shapes, n.inputs) + " -> " + Shapes(n.output_shapes, n.outputs)});
+                    kernel, n.device, Shapes(n.input_shapes, n.inputs) + " -> " + Shapes(n.output_shapes, n.outputs)});
+    if (explain) rows.back().push_back(n.predicted_ms > 0 ? FormatMs(n.predicted_ms) : "-");
+    nodes_ms += n.predicted_ms;
     notes.push_back(explain ? "why: " + (n.placement_reason.empty() ? std::string("-") : n.placement_reason) : "");
   }
   PrintTable(rows, notes);
+  if (explain) PrintBoundaries(info, nodes_ms);
 }
 
 int Inspect(const InspectOptions& o) {
   std::shared_ptr<const Engine> engine;
-  const Status s = LoadEngine(o.plan, &engine);
+  const Status s = LoadEngine(o.plan, &engine, /*allow_cpu_fallback=*/true);
   if (!s.ok()) return ReportError(s);
   if (o.json) {
     PrintJson(o.plan, *engine);
