@@ -114,11 +114,11 @@ class Build {
     lower::LoweringStats lowered;
     RETURN_IF_ERROR(lower::LowerFpgaNodes(&graph_, arena, target_, options_.fpga_launch_per_node, &lowered));
     if (lowered.launches > 0) {
-      BuildLog().info("lowered {} FPGA nodes into {} launches: {} commands, {} bytes of constants", lowered.fpga_nodes,
-                      lowered.launches, lowered.commands, lowered.constant_bytes);
+      BuildLog().info("lowered {} FPGA nodes into {} launches: {} commands, {} bytes of constants; {} relayouts",
+                      lowered.fpga_nodes, lowered.launches, lowered.commands, lowered.constant_bytes,
+                      boundaries_.size());
     }
     plan_writer::PlanInfo plan_info;
-    for (const lower::Boundary& b : boundaries_) plan_info.boundaries.push_back({b.value, b.from, b.to, b.predicted_ms});
     plan_info.producer = std::string("loom ") + LOOM_VERSION_STRING;
     plan_info.model_hash = plan_writer::HashToHex(info_.file_hash);
     plan_info.model_producer = info_.producer;
