@@ -10,6 +10,13 @@ namespace loom {
 namespace cli {
 namespace {
 
+// The share of the array's peak doing the launch's own MACs (channel
+// padding and idle cycles both lower it), unlike DeviceRunStats::
+// Utilization, which counts what the array issues.
+double UsefulUtilization(const DeviceRunStats& d) {
+  return d.cycles == 0 || d.array_n == 0 ? 0.0 : double(d.macs) / (double(d.array_n) * d.array_n * double(d.cycles));
+}
+
 std::string Where(const NodeDesc& n) {
   if (n.device == "cpu") return "cpu";
   return n.on_fallback ? "cpu (fallback)" : n.device;
@@ -31,8 +38,12 @@ void PrintProfile(const Engine& engine, const ExecutionContext& ctx, bool simula
     std::string name = n.name.size() > 28 ? n.name.substr(0, 25) + "..." : n.name;
     std::printf("%-4zu %-28s %-10s %-15s %10.3f", i, name.c_str(), n.op.c_str(), Where(n).c_str(), p.ms);
     if (p.device.launched) {
-      std::printf(" %12llu %5.1f%% %10.1f %10.1f %10.3f", static_cast<unsigned long long>(p.device.cycles),
-                  100.0 * p.device.Utilization(), p.device.dma_read_bytes / 1024.0, p.device.dma_write_bytes / 1024.0,
+      std::printf(" %12llu", static_cast<unsigned long long>(p.device.cycles));
+      if (p.device.macs > 0)
+        std::printf(" %5.1f%%", 100.0 * UsefulUtilization(p.device));
+      else
+        std::printf(" %6s", "-");
+      std::printf(" %10.1f %10.1f %10.3f", p.device.dma_read_bytes / 1024.0, p.device.dma_write_bytes / 1024.0,
                   p.device.BoardMs());
       if (p.device.nodes > 1) std::printf("  (launch of %d nodes)", p.device.nodes);
       cycles += p.device.cycles;
@@ -89,7 +100,8 @@ Status WriteTrace(const Engine& engine, const ExecutionContext& ctx, const std::
     j.Key("args").BeginObject().Field("kernel", n.running_kernel);
     if (p.device.launched) {
       j.Key("cycles").UInt(p.device.cycles);
-      j.NumberField("utilization", p.device.Utilization());
+      j.NumberField("utilization", UsefulUtilization(p.device));
+      j.NumberField("array_issue", p.device.Utilization());
       j.Key("dma_read_bytes").UInt(p.device.dma_read_bytes);
       j.Key("dma_write_bytes").UInt(p.device.dma_write_bytes);
       j.NumberField("board_ms", p.device.BoardMs());
