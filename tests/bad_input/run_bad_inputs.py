@@ -24,7 +24,7 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 PLAN_CORRUPT = (r"checksum|corrupt|truncat|magic|version|format|header|size|offset|range|invalid|malformed|verif"
-                r"|empty|padding|outside|mismatch|too (small|short)")
+                r"|empty|padding|outside|overlap|mismatch|too (small|short)")
 VERSION = r"version|format"
 NOT_FOUND = r"not found|no such file|does not exist|cannot open|can't open|failed to open"
 
