@@ -10,16 +10,18 @@
 #include "builder/exec/complete_shapes.h"
 #include "builder/ir/graph.h"
 #include "builder/memory/arena_plan.h"
+#include "builder/lower/insert_relayouts.h"
+#include "builder/lower/lower_fpga.h"
 #include "builder/memory/memory_spaces.h"
 #include "builder/onnx/frontend.h"
 #include "builder/onnx/node_shape_inference.h"
 #include "builder/passes/materialize_outputs.h"
 #include "builder/passes/pipeline.h"
-#include "builder/place/boundaries.h"
 #include "builder/place/kernel_selection.h"
 #include "builder/place/placer.h"
 #include "builder/plan/atomic_file.h"
 #include "builder/plan/plan_writer.h"
+#include "kernels/fpga/kernels/fpga_kernels.h"
 #include "builder/quantize/quantizer.h"
 
 #ifndef LOOM_VERSION_STRING
@@ -80,6 +82,7 @@ class Build {
     RETURN_IF_ERROR(
         pipeline_.Run(passes::Phase::kPostPlacement, pipeline_options_, ctx_, graph_, &report_->passes_applied));
     RETURN_IF_ERROR(place::SelectKernels(&graph_, target_, registry_));
+    RETURN_IF_ERROR(lower::InsertRelayouts(&graph_, target_, &boundaries_));
     return PlanMemoryAndWrite(plan);
   }
 
@@ -107,7 +110,14 @@ class Build {
     memory::AssignMemorySpaces(&graph_);
     memory::ArenaPlan arena;
     RETURN_IF_ERROR(memory::PlanArena(graph_, memory::PlannerKind::kGreedy, &arena));
+    lower::LoweringStats lowered;
+    RETURN_IF_ERROR(lower::LowerFpgaNodes(&graph_, arena, target_, options_.fpga_launch_per_node, &lowered));
+    if (lowered.launches > 0) {
+      BuildLog().info("lowered {} FPGA nodes into {} launches: {} commands, {} bytes of constants", lowered.fpga_nodes,
+                      lowered.launches, lowered.commands, lowered.constant_bytes);
+    }
     plan_writer::PlanInfo plan_info;
+    for (const lower::Boundary& b : boundaries_) plan_info.boundaries.push_back({b.value, b.from, b.to, b.predicted_ms});
     plan_info.producer = std::string("loom ") + LOOM_VERSION_STRING;
     plan_info.model_hash = plan_writer::HashToHex(info_.file_hash);
     plan_info.model_producer = info_.producer;
@@ -115,8 +125,6 @@ class Build {
     plan_info.target = target_.name();
     for (const place::TargetDevice& d : target_.devices())
       if (d.device != Device::kCpu) plan_info.clock_mhz = d.config->clock_mhz();
-    for (const place::Boundary& b : place::ListBoundaries(graph_, target_.cost_model()))
-      plan_info.boundaries.push_back({b.value, b.from, b.to, b.ms});
     plan_writer::WrittenPlan written;
     RETURN_IF_ERROR(plan_writer::WritePlan(graph_, arena, plan_info, &written));
 
@@ -141,6 +149,7 @@ class Build {
   passes::PassContext ctx_;
   ir::Graph graph_;
   onnx_import::ModelInfo info_;
+  std::vector<lower::Boundary> boundaries_;
 };
 
 }  // namespace
@@ -171,12 +180,12 @@ Status BuildPlanWithRegistry(const std::string& onnx_path, const BuildOptions& o
 
 Status BuildPlan(const std::string& onnx_path, const BuildOptions& options, std::vector<uint8_t>* plan,
                  BuildReport* report) {
-  return BuildPlanWithRegistry(onnx_path, options, KernelRegistry::Global(), plan, report);
+  return BuildPlanWithRegistry(onnx_path, options, fpga::FpgaKernelRegistry(), plan, report);
 }
 
 Status BuildPlanFile(const std::string& onnx_path, const std::string& plan_path, const BuildOptions& options,
                      BuildReport* report) {
-  return BuildPlanFileWithRegistry(onnx_path, plan_path, options, KernelRegistry::Global(), report);
+  return BuildPlanFileWithRegistry(onnx_path, plan_path, options, fpga::FpgaKernelRegistry(), report);
 }
 
 Status BuildPlanFileWithRegistry(const std::string& onnx_path, const std::string& plan_path,
@@ -214,9 +223,12 @@ std::vector<std::string> DescribeBuildPhases(const BuildOptions& options) {
   lines.push_back("4. post-placement passes (device-specific):");
   passes_of(passes::Phase::kPostPlacement);
   lines.push_back("5. kernel selection: the first kernel of each node's device that accepts it");
-  lines.push_back("6. memory planning: device-visible memory for what off-CPU nodes touch; one arena, greedy by size "
+  lines.push_back("6. layouts: FPGA activations in padded NHWC, a CPU Relayout at each CPU<->FPGA boundary");
+  lines.push_back("7. memory planning: device-visible memory for what off-CPU nodes touch; one arena, greedy by size "
                   "with best fit, 64-byte aligned");
-  lines.push_back("7. plan writing: header, metadata flatbuffer, 64-byte aligned constants");
+  lines.push_back("8. lowering: each run of consecutive FPGA nodes becomes one launch (command stream, pre-tiled "
+                  "weights and packed parameters as constants)");
+  lines.push_back("9. plan writing: header, metadata flatbuffer, 64-byte aligned constants");
   return lines;
 }
 

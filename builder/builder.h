@@ -51,6 +51,11 @@ struct BuildOptions {
   // target's built-in defaults.
   std::string timing_cache;
   Int8Options int8;
+  // One accelerator launch per FPGA node instead of one per run of
+  // consecutive FPGA nodes (`--fpga-launch-per-node`): slower (a launch and
+  // an interrupt each), but `loom run --profile` then shows every layer's
+  // own counters.
+  bool fpga_launch_per_node = false;
 };
 
 // What quantization did, per layer and per output (`--report`).

@@ -98,15 +98,18 @@ class DeviceSeamTest : public ::testing::Test {
 
 TEST_F(DeviceSeamTest, PlacesConvOnTheFpgaAndRecordsItInThePlan) {
   EXPECT_EQ(report_.target, "fake-fpga");
-  EXPECT_EQ(report_.nodes_by_device, (std::map<std::string, int>{{"cpu", 1}, {"fpga", 2}}));
+  EXPECT_EQ(report_.nodes_by_device, (std::map<std::string, int>{{"fpga", 2}}));
   const plan::Plan* p = Metadata(plan_);
   EXPECT_EQ(p->accelerator_fingerprint()->str(), testing::kFakeFpgaFingerprint);
-  ASSERT_EQ(p->nodes()->size(), 3u);  // Relu stays apart: it runs on another device than the Conv
+  // The Relu, placed on the CPU (the FPGA has no Relu kernel), fuses into the
+  // FPGA Conv, whose kernel takes the fusion: one node and two hand-overs fewer.
+  ASSERT_EQ(p->nodes()->size(), 2u);
   for (const plan::Node* n : *p->nodes()) {
-    const bool conv = n->op()->str() == "Conv";
-    EXPECT_EQ(n->device(), conv ? plan::Device::FPGA : plan::Device::CPU) << n->name()->str();
-    EXPECT_EQ(n->kernel()->str(), conv ? "fpga.Conv" : "cpu.Relu");
+    EXPECT_EQ(n->device(), plan::Device::FPGA) << n->name()->str();
+    EXPECT_EQ(n->kernel()->str(), "fpga.Conv");
   }
+  ASSERT_NE(p->nodes()->Get(0)->fused(), nullptr);
+  EXPECT_EQ(p->nodes()->Get(0)->fused()->Get(0)->str(), "Relu");
   // Every activation an FPGA node touches lives in device-visible memory.
   for (const plan::Tensor* t : *p->tensors()) {
     const bool arena = t->storage() == plan::Storage::ARENA;

@@ -33,6 +33,7 @@ Buffer::~Buffer() { ::operator delete(data_, std::align_val_t(kPlanAlignment)); 
 
 size_t Value::num_bytes() const {
   if (!shape_known) return 0;
+  if (layout == Layout::kNhwcPadded) return padded_bytes;
   const int64_t n = NumElements(shape);
   return n < 0 ? 0 : static_cast<size_t>(n) * DTypeSize(dtype);
 }

@@ -58,9 +58,13 @@ struct Value {
   // accelerator node reads or writes it (set after placement).
   MemorySpace memory_space = MemorySpace::kHost;
   QuantParams quant;
+  // For Layout::kNhwcPadded: the bytes with channels padded (set by whoever
+  // gives the value that layout); 0 otherwise.
+  size_t padded_bytes = 0;
 
   bool is_constant() const { return data != nullptr; }
-  // Bytes of data for the static shape (0 when unknown or not storable).
+  // Bytes of data for the static shape and the layout (0 when unknown or not
+  // storable).
   size_t num_bytes() const;
 };
 

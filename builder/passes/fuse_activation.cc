@@ -74,9 +74,12 @@ class FuseActivation : public Pass {
       ir::Node& anchor = g.node(p);
       if (anchor.dead || !IsAnchor(anchor) || anchor.outputs.size() != 1 || anchor.attrs.Has("loom.activation"))
         continue;
-      // Both run on one device, whose kernel for the anchor must take the fusion.
+      // The anchor's device runs both, if its kernel takes the fusion: an
+      // activation placed elsewhere (an accelerator without a Relu kernel
+      // leaves it on the CPU) moves onto the anchor's device, which saves
+      // a node and a hand-over between devices.
       const DeviceConfig* device = ctx.ConfigFor(anchor.device);
-      if (anchor.device != act.device || device == nullptr) continue;
+      if (device == nullptr) continue;
       Attributes extra;
       if (!ActivationAttributes(g, act, &extra)) continue;
 

@@ -122,12 +122,12 @@ assert j["boundaries"] == [], j["boundaries"]  # a float Conv stays on the CPU
 for n in j["nodes"]:
     assert n["device"] == "cpu" and n["predicted_ms"] > 0, n
     assert n["running_kernel"] == n["kernel"] and n["fallback_kernel"] == "", n
-    assert n["placement_reason"] == "cpu: Conv not supported by fpga16", n["placement_reason"]
+    assert n["placement_reason"] == "cpu: float32 activations not supported by fpga16", n["placement_reason"]
 PY
   fi
   expect_ok "inspect --explain of an fpga16 plan" "$LOOM" inspect "$WORK/f16.plan" --explain
   grep -q "target: fpga16, accelerator clock 150 MHz" "$WORK/out.txt" && grep -q "^boundaries (0):" "$WORK/out.txt" \
-    && grep -q "why: cpu: Conv not supported by fpga16" "$WORK/out.txt" && grep -q "^predicted: " "$WORK/out.txt" \
+    && grep -q "why: cpu: float32 activations not supported by fpga16" "$WORK/out.txt" && grep -q "^predicted: " "$WORK/out.txt" \
     && pass "explain: target, reasons, boundaries, total" || fail "explain: $(cat "$WORK/out.txt")"
   expect_error "--clock-mhz 0" "--clock-mhz 0: expected more than 0 and at most 1000 MHz" \
     "$LOOM" build "$M" -o "$WORK/x.plan" --target fpga16 --clock-mhz 0

@@ -1,11 +1,11 @@
 // `loom bench MODEL.plan [--threads N] [--iters K] [--warmup W] [--seed S] [--json]
-//                        [--write-timing-cache FILE]`
+//                        [--device D ...] [--allow-cpu-fallback] [--write-timing-cache FILE]`
 // Binds seeded random inputs, runs W warm-up iterations, then times K runs
 // with steady_clock and reports min / median / p90 / p99 / mean in ms, and
 // the plan's arena and constants sizes. --write-timing-cache profiles the
 // timed runs and writes each CPU node's median time by signature
 // (common/timing_cache.h) for `loom build --timing-cache`; nodes placed on a
-// device are left out (a plan with such nodes needs its device to run).
+// device are left out, also when they run on their CPU fallbacks.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,6 +17,7 @@
 #include "common/timing_cache.h"
 #include "tools/loom/cli_util.h"
 #include "tools/loom/commands.h"
+#include "tools/loom/device_options.h"
 #include "tools/loom/host_cpu.h"
 #include "tools/loom/json_writer.h"
 #include "tools/tensor_io/file_util.h"
@@ -33,6 +34,7 @@ struct BenchOptions {
   uint64_t seed = 0;
   bool json = false;
   std::string timing_cache;  // --write-timing-cache
+  DeviceOptions device;
 };
 
 // Nearest-rank percentile of sorted samples, p in (0, 100].
@@ -72,7 +74,7 @@ TimingCache MakeTimingCache(const Engine& engine, const std::vector<std::vector<
 
 int Bench(const BenchOptions& o) {
   std::shared_ptr<const Engine> engine;
-  Status s = LoadEngine(o.plan, &engine);
+  Status s = LoadEngineOn(o.plan, o.device, &engine);
   if (!s.ok()) return ReportError(s);
   std::unique_ptr<ExecutionContext> ctx;
   ContextOptions context_options;
@@ -162,6 +164,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option(
       "--write-timing-cache", o->timing_cache,
       "Profile the timed runs and write each CPU node's median time to FILE, for loom build --timing-cache");
+  AddDeviceOptions(cmd, &o->device);
   cmd->callback([o, exit_code] { *exit_code = Bench(*o); });
 }
 

@@ -41,6 +41,7 @@ struct BuildArgs {
   double min_snr_db = 0;
   bool min_snr_given = false;
   std::string report;
+  bool fpga_launch_per_node = false;
 };
 
 // The int8 flags into options; they need --int8.
@@ -155,6 +156,7 @@ int RunBuild(const BuildArgs& args, CLI::App* cmd) {
   }
   options.clock_mhz = args.clock_mhz;
   options.timing_cache = args.timing_cache;
+  options.fpga_launch_per_node = args.fpga_launch_per_node;
   if (args.list_passes) return ListPasses(options);
   if (args.model.empty()) {
     PrintError("build: a model is required (loom build MODEL.onnx)");
@@ -230,6 +232,8 @@ void AddBuildCommand(CLI::App& app, int* exit_code) {
                   "The accelerator's clock for its predictions, in MHz (default: the target's own)");
   cmd->add_option("--timing-cache", args->timing_cache,
                   "Measured CPU node times (loom bench --write-timing-cache) instead of the target's defaults");
+  cmd->add_flag("--fpga-launch-per-node", args->fpga_launch_per_node,
+                "One accelerator launch per FPGA node (profiles show each layer's counters)");
   cmd->add_flag("--list-passes", args->list_passes, "Print the build's phases and passes, then exit");
   cmd->add_flag("-v,--verbose", args->verbose, "Log the build steps (-vv: debug)");
   cmd->add_flag("--int8", args->int8.enabled, "Quantize to int8 from calibration data (post-training quantization)");

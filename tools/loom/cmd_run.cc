@@ -1,8 +1,10 @@
 // `loom run MODEL.plan [--input NAME=FILE ...] [--input-pb DIR] [--random]
-//                      [--seed S] [--output DIR] [--threads N]`
+//                      [--seed S] [--output DIR] [--threads N]
+//                      [--device D ...] [--allow-cpu-fallback] [--profile] [--trace FILE.json]`
 // Binds inputs from .npy (or TensorProto .pb) files, ONNX test-data folders or
-// seeded random data, runs the plan once, and writes one .npy per output or
-// prints a short summary of each.
+// seeded random data, runs the plan once on the CPU and the given device
+// (device_options.h), and writes one .npy per output or prints a short
+// summary of each; --profile and --trace report the run (run_profile.h).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -15,6 +17,8 @@
 
 #include "tools/loom/cli_util.h"
 #include "tools/loom/commands.h"
+#include "tools/loom/device_options.h"
+#include "tools/loom/run_profile.h"
 
 namespace loom {
 namespace cli {
@@ -28,6 +32,9 @@ struct RunOptions {
   uint64_t seed = 0;
   std::string output_dir;
   int threads = 1;
+  DeviceOptions device;
+  bool profile = false;
+  std::string trace;
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -200,10 +207,13 @@ void PrintSummary(const Engine& engine, const ExecutionContext& ctx) {
 
 int RunPlan(const RunOptions& o) {
   std::shared_ptr<const Engine> engine;
-  Status s = LoadEngine(o.plan, &engine);
+  Status s = LoadEngineOn(o.plan, o.device, &engine);
   if (!s.ok()) return ReportError(s);
   std::unique_ptr<ExecutionContext> ctx;
-  s = engine->CreateContext({o.threads}, &ctx);
+  ContextOptions context;
+  context.num_threads = o.threads;
+  context.profile = o.profile || !o.trace.empty();
+  s = engine->CreateContext(context, &ctx);
   if (!s.ok()) return ReportError(s);
   std::vector<HostTensor> given;
   std::vector<bool> bound;
@@ -217,14 +227,19 @@ int RunPlan(const RunOptions& o) {
   s = ctx->Run();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!s.ok()) return ReportError(s);
-  std::printf("ran %s in %s (%d thread%s)\n", o.plan.c_str(), FormatMs(ms).c_str(), o.threads,
-              o.threads == 1 ? "" : "s");
+  std::printf("ran %s in %s (%d thread%s, device %s)\n", o.plan.c_str(), FormatMs(ms).c_str(), o.threads,
+              o.threads == 1 ? "" : "s", o.device.device.c_str());
+  if (!o.trace.empty()) {
+    s = WriteTrace(*engine, *ctx, o.trace);
+    if (!s.ok()) return ReportError(s);
+  }
   if (!o.output_dir.empty()) {
     s = WriteOutputs(*engine, *ctx, o.output_dir);
     if (!s.ok()) return ReportError(s);
   } else {
     PrintSummary(*engine, *ctx);
   }
+  if (o.profile) PrintProfile(*engine, *ctx, o.device.device == "fpga-model" || o.device.device == "fpga-rtl");
   return 0;
 }
 
@@ -240,6 +255,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", o->seed, "Random seed (default 0)");
   cmd->add_option("--output,-o", o->output_dir, "Write <output name>.npy files into this folder");
   cmd->add_option("--threads,-t", o->threads, "Threads used inside the run (default 1)")->check(CLI::Range(1, 256));
+  AddDeviceOptions(cmd, &o->device);
+  cmd->add_flag("--profile", o->profile, "Print per-node times and the accelerator's counters");
+  cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace of the run (FILE.json)");
   cmd->callback([o, exit_code] { *exit_code = RunPlan(*o); });
 }
 
