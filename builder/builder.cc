@@ -17,6 +17,7 @@
 #include "builder/onnx/node_shape_inference.h"
 #include "builder/passes/materialize_outputs.h"
 #include "builder/passes/pipeline.h"
+#include "builder/place/boundaries.h"
 #include "builder/place/kernel_selection.h"
 #include "builder/place/placer.h"
 #include "builder/plan/atomic_file.h"
@@ -113,11 +114,11 @@ class Build {
     lower::LoweringStats lowered;
     RETURN_IF_ERROR(lower::LowerFpgaNodes(&graph_, arena, target_, options_.fpga_launch_per_node, &lowered));
     if (lowered.launches > 0) {
-      BuildLog().info("lowered {} FPGA nodes into {} launches: {} commands, {} bytes of constants", lowered.fpga_nodes,
-                      lowered.launches, lowered.commands, lowered.constant_bytes);
+      BuildLog().info("lowered {} FPGA nodes into {} launches: {} commands, {} bytes of constants; {} relayouts",
+                      lowered.fpga_nodes, lowered.launches, lowered.commands, lowered.constant_bytes,
+                      boundaries_.size());
     }
     plan_writer::PlanInfo plan_info;
-    for (const lower::Boundary& b : boundaries_) plan_info.boundaries.push_back({b.value, b.from, b.to, b.predicted_ms});
     plan_info.producer = std::string("loom ") + LOOM_VERSION_STRING;
     plan_info.model_hash = plan_writer::HashToHex(info_.file_hash);
     plan_info.model_producer = info_.producer;
@@ -125,6 +126,8 @@ class Build {
     plan_info.target = target_.name();
     for (const place::TargetDevice& d : target_.devices())
       if (d.device != Device::kCpu) plan_info.clock_mhz = d.config->clock_mhz();
+    for (const place::Boundary& b : place::ListBoundaries(graph_, target_.cost_model()))
+      plan_info.boundaries.push_back({b.value, b.from, b.to, b.ms});
     plan_writer::WrittenPlan written;
     RETURN_IF_ERROR(plan_writer::WritePlan(graph_, arena, plan_info, &written));
 

@@ -11,9 +11,8 @@
 // come from the CPU's memory and graph outputs return to it. So a node may
 // stay on the slower device to avoid boundaries; its reason says so. With
 // one device every node takes it. Each node records its device, its
-// predicted time there (boundaries are priced apart: the builder records
-// them with the Relayouts it inserts, lower/insert_relayouts.h) and the
-// reason, for `loom inspect --explain`:
+// predicted time there (boundaries are priced apart: boundaries.h lists
+// them for the plan) and the reason, for `loom inspect --explain`:
 //   "fpga: 3x3 conv, predicted 1.90 ms vs cpu 41.0 ms"
 //   "cpu: predicted 0.20 ms vs fpga 0.31 ms (placed with its neighbours: ...)"
 //   "cpu: depthwise conv (group 32) not supported by fpga16"

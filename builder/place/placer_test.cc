@@ -4,14 +4,15 @@
 
 #include <cstdio>
 
-#include "builder/lower/insert_relayouts.h"
 #include "builder/memory/memory_spaces.h"
+#include "builder/place/boundaries.h"
 #include "builder/place/kernel_selection.h"
 #include "builder/testing/fake_fpga.h"
 #include "builder/testing/fake_kernels.h"
 #include "builder/testing/int8_layers.h"
 #include "builder/testing/ir_builder.h"
-#include "kernels/fpga/kernels/fpga_kernels.h"
+#include "kernels/fpga/kernels/accel_layer.h"
+#include "kernels/fpga/runtime/fpga_runtime.h"
 
 namespace loom {
 namespace place {
@@ -117,8 +118,18 @@ TEST(PlacerTest, AChainStaysOnTheAcceleratorBetweenItsEnds) {
   const std::unique_ptr<Target> fpga = testing::MakeFakeFpgaTarget(/*boundary_ms=*/0.5);
   ASSERT_TRUE(PlaceNodes(&b.g, *fpga, FakeCpuAndFpga()).ok());
   for (int c : convs) EXPECT_EQ(b.g.node(c).device, Device::kFpga) << b.g.node(c).Label();
-  // Each node's own time: the crossings are the plan's boundaries.
-  for (int c : convs) EXPECT_DOUBLE_EQ(b.g.node(c).predicted_ms, 0.1) << b.g.node(c).Label();
+  // Each node's own time; the crossings are the plan's boundaries, in and out.
+  EXPECT_DOUBLE_EQ(b.g.node(convs[0]).predicted_ms, 0.1);
+  EXPECT_DOUBLE_EQ(b.g.node(convs[1]).predicted_ms, 0.1);
+  const std::vector<Boundary> boundaries = ListBoundaries(b.g, fpga->cost_model());
+  ASSERT_EQ(boundaries.size(), 2u);
+  EXPECT_EQ(boundaries[0].value, x);
+  EXPECT_EQ(boundaries[0].from, Device::kCpu);
+  EXPECT_EQ(boundaries[0].to, Device::kFpga);
+  EXPECT_DOUBLE_EQ(boundaries[0].ms, 0.5);
+  EXPECT_EQ(boundaries[1].value, prev);
+  EXPECT_EQ(boundaries[1].from, Device::kFpga);
+  EXPECT_EQ(boundaries[1].to, Device::kCpu);
   // Crossings dearer than what the FPGA saves (3 x 0.9 ms): all on the CPU.
   IrBuilder b2 = b;
   const std::unique_ptr<Target> dear = testing::MakeFakeFpgaTarget(/*boundary_ms=*/1.5);
@@ -153,6 +164,33 @@ TEST(PlacerTest, ANodeNoDeviceRunsFailsWithTheCpuReason) {
   EXPECT_EQ(s.message(), "broken1 (Broken): unsupported mode 'whatever'");
 }
 
+// Stands in for the FPGA kernels in placement: accepts exactly what the
+// accelerator takes (AccelLayerFromSetup), for the configuration prepared for.
+class AcceleratorLayerKernel : public Kernel {
+ public:
+  Status Prepare(const KernelSetup& s) override {
+    const auto* device = dynamic_cast<const fpga::FpgaDeviceConfig*>(&s.device());
+    if (device == nullptr) return s.Unsupported("prepared for '" + s.device().name() + "', not the accelerator");
+    fpga::AccelLayer layer;
+    const Status st = fpga::AccelLayerFromSetup(s, device->accel(), &layer);
+    return st.ok() ? st : s.Error(st.code(), st.message());
+  }
+  Status Run(const KernelArgs&) const override { return Status::Internal("a placement-only test kernel ran"); }
+};
+
+KernelRegistry CpuAndAcceleratorLayers() {
+  KernelRegistry r = KernelRegistry::Global();
+  for (const char* op : {"Conv", "Gemm", "MatMul", "Add", "MaxPool"}) {
+    KernelDef def;
+    def.id = std::string("fpga.") + op;
+    def.op = op;
+    def.device = Device::kFpga;
+    def.create = MakeKernel<AcceleratorLayerKernel>;
+    r.Add(def);
+  }
+  return r;
+}
+
 // x -> 3x3 Conv -> depthwise 3x3 Conv -> MaxPool 2x2 -> Add(itself) -> y, int8 on fpga16.
 TEST(PlacerTest, Fpga16ReasonsNameTheWorkThePredictionsAndTheRefusals) {
   IrBuilder b;
@@ -164,7 +202,7 @@ TEST(PlacerTest, Fpga16ReasonsNameTheWorkThePredictionsAndTheRefusals) {
   b.Output(l.Add(p, p, "add", &add));
   std::unique_ptr<Target> target;
   ASSERT_TRUE(MakeTarget("fpga16", &target).ok());
-  ASSERT_TRUE(PlaceNodes(&b.g, *target, fpga::FpgaKernelRegistry()).ok());
+  ASSERT_TRUE(PlaceNodes(&b.g, *target, CpuAndAcceleratorLayers()).ok());
   const CostModel& cost = target->cost_model();
 
   // The 3x3 conv: 29 MMAC, about 1.3 ms on the 16x16 array against 83 ms on the Cortex-A9.
@@ -192,19 +230,15 @@ TEST(PlacerTest, Fpga16ReasonsNameTheWorkThePredictionsAndTheRefusals) {
     EXPECT_TRUE(Contains(node.placement_reason, " vs fpga ")) << node.placement_reason;
   }
 
-  // The conv's input crosses to the accelerator and its output comes back:
-  // the builder's Relayouts record those boundaries at these costs.
-  const double in_ms = cost.BoundaryMs(b.g, c1.inputs[0], Device::kCpu, Device::kFpga);
-  const double out_ms = cost.BoundaryMs(b.g, c, Device::kFpga, Device::kCpu);
-  EXPECT_GT(in_ms, out_ms);  // the launch
-  std::vector<lower::Boundary> boundaries;
-  ASSERT_TRUE(lower::InsertRelayouts(&b.g, *target, &boundaries).ok());
+  // The conv's input crosses to the accelerator and its output comes back.
+  const std::vector<Boundary> boundaries = ListBoundaries(b.g, cost);
   ASSERT_EQ(boundaries.size(), 2u);
+  EXPECT_EQ(boundaries[0].value, c1.inputs[0]);
   EXPECT_EQ(boundaries[0].to, Device::kFpga);
-  EXPECT_DOUBLE_EQ(boundaries[0].predicted_ms, in_ms);
   EXPECT_EQ(boundaries[1].value, c);
   EXPECT_EQ(boundaries[1].to, Device::kCpu);
-  EXPECT_DOUBLE_EQ(boundaries[1].predicted_ms, out_ms);
+  EXPECT_DOUBLE_EQ(boundaries[0].ms, cost.BoundaryMs(b.g, c1.inputs[0], Device::kCpu, Device::kFpga));
+  EXPECT_GT(boundaries[0].ms, boundaries[1].ms);  // the launch
 }
 
 TEST(PlacerTest, AnExplainedRefusalFollowsTheDevice) {
@@ -214,7 +248,7 @@ TEST(PlacerTest, AnExplainedRefusalFollowsTheDevice) {
   b.Output(l.Conv(l.Input("x", {1, 16, 20, 20}), 16, 17, 1, 1, "conv17", &conv));
   std::unique_ptr<Target> target;
   ASSERT_TRUE(MakeTarget("fpga16", &target).ok());
-  ASSERT_TRUE(PlaceNodes(&b.g, *target, fpga::FpgaKernelRegistry()).ok());
+  ASSERT_TRUE(PlaceNodes(&b.g, *target, CpuAndAcceleratorLayers()).ok());
   const std::string& reason = b.g.node(conv).placement_reason;
   EXPECT_EQ(reason.rfind("cpu: not supported by fpga16: kernel 17x17", 0), 0u) << reason;
 }

@@ -177,7 +177,7 @@ def main():
     parser.add_argument("--inputs", type=int, default=8)
     parser.add_argument("--method", default="minmax")
     parser.add_argument("--json")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     args.build = os.path.abspath(args.build)
     failures, report = [], {}
     try:

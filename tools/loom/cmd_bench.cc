@@ -5,7 +5,7 @@
 // the plan's arena and constants sizes. --write-timing-cache profiles the
 // timed runs and writes each CPU node's median time by signature
 // (common/timing_cache.h) for `loom build --timing-cache`; nodes placed on a
-// device are left out, also when they run on their CPU fallbacks.
+// device are left out (a plan with such nodes needs its device to run).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -33,8 +33,8 @@ struct BenchOptions {
   int warmup = 5;
   uint64_t seed = 0;
   bool json = false;
-  std::string timing_cache;  // --write-timing-cache
   DeviceOptions device;
+  std::string timing_cache;  // --write-timing-cache
 };
 
 // Nearest-rank percentile of sorted samples, p in (0, 100].
@@ -161,10 +161,10 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--warmup,-w", o->warmup, "Untimed warm-up runs (default 5)")->check(CLI::Range(0, 100000000));
   cmd->add_option("--seed", o->seed, "Random seed for the inputs (default 0)");
   cmd->add_flag("--json", o->json, "Machine-readable output");
+  AddDeviceOptions(cmd, &o->device);
   cmd->add_option(
       "--write-timing-cache", o->timing_cache,
       "Profile the timed runs and write each CPU node's median time to FILE, for loom build --timing-cache");
-  AddDeviceOptions(cmd, &o->device);
   cmd->callback([o, exit_code] { *exit_code = Bench(*o); });
 }
 

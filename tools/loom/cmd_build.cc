@@ -148,6 +148,7 @@ int RunBuild(const BuildArgs& args, CLI::App* cmd) {
   SetUpLogging(args.verbose);
   BuildOptions options;
   options.target = args.target;
+  options.fpga_launch_per_node = args.fpga_launch_per_node;
   // 0 means "the configuration's clock" to the library; given, it is a mistake.
   if (cmd->count("--clock-mhz") > 0 && !(args.clock_mhz > 0)) {
     PrintError("--clock-mhz " + cmd->get_option("--clock-mhz")->as<std::string>() +
@@ -156,7 +157,6 @@ int RunBuild(const BuildArgs& args, CLI::App* cmd) {
   }
   options.clock_mhz = args.clock_mhz;
   options.timing_cache = args.timing_cache;
-  options.fpga_launch_per_node = args.fpga_launch_per_node;
   if (args.list_passes) return ListPasses(options);
   if (args.model.empty()) {
     PrintError("build: a model is required (loom build MODEL.onnx)");
@@ -226,14 +226,14 @@ void AddBuildCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-O", args->opt_level, "Optimization level: 0 (no optimization passes) or 1 (default)");
   cmd->add_option("--disable-pass", args->disabled_passes, "Skip an optimization pass by name (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_flag("--fpga-launch-per-node", args->fpga_launch_per_node,
+                "One accelerator launch per FPGA node (profiles show each layer's counters)");
   cmd->add_option("--target", args->target,
                   "What the plan is built for: cpu (default), fpga16 (PYNQ-Z2) or fpga32 (KV260)");
   cmd->add_option("--clock-mhz", args->clock_mhz,
                   "The accelerator's clock for its predictions, in MHz (default: the target's own)");
   cmd->add_option("--timing-cache", args->timing_cache,
                   "Measured CPU node times (loom bench --write-timing-cache) instead of the target's defaults");
-  cmd->add_flag("--fpga-launch-per-node", args->fpga_launch_per_node,
-                "One accelerator launch per FPGA node (profiles show each layer's counters)");
   cmd->add_flag("--list-passes", args->list_passes, "Print the build's phases and passes, then exit");
   cmd->add_flag("-v,--verbose", args->verbose, "Log the build steps (-vv: debug)");
   cmd->add_flag("--int8", args->int8.enabled, "Quantize to int8 from calibration data (post-training quantization)");
