@@ -14,8 +14,7 @@ HandOver PriceHandOver(const BoardSpec& board, const fpga::contract::AccelConfig
   layout::PaddedShape shape;
   if (value.shape_known && layout::PaddedShapeOf(value.shape, accel.n, &shape).ok()) {
     padded = static_cast<double>(shape.PaddedElements()) * element;
-    if (value.layout != Layout::kNhwcPadded)
-      h.relayout_ms = (static_cast<double>(shape.Elements()) * element + padded) / (board.cpu.gbytes * 1e6);
+    h.relayout_ms = (static_cast<double>(shape.Elements()) * element + padded) / (board.cpu.gbytes * 1e6);
   }
   h.cache_ms = board.cache_call_us / 1e3 + padded / (board.cache_gbytes * 1e6);
   if (to != Device::kCpu) h.launch_ms = board.launch_us / 1e3;

@@ -4,9 +4,10 @@
 //   layout   the CPU converts between row-major (NCHW, or [M, K]) and the
 //            accelerator's NHWC with channels padded to N: a Relayout node
 //            (kernels/cpu/layout) reads one form and writes the other,
-//            priced as those bytes at the CPU's memory rate. None for a
-//            value already in the padded layout (the Relayout's own output,
-//            once the builder has inserted it) or one with no padded form.
+//            priced as those bytes at the CPU's memory rate (here, not as a
+//            node: the builder inserts the Relayouts after placement, and a
+//            value on either side of one prices the same hand-over). None
+//            for a tensor with no padded form.
 //   cache    the arena is cached on the CPU: before the accelerator reads a
 //            tensor the CPU wrote, its range is flushed; before the CPU reads
 //            one the accelerator wrote, invalidated (the padded bytes).

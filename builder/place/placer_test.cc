@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "builder/lower/insert_relayouts.h"
 #include "builder/memory/memory_spaces.h"
 #include "builder/place/boundaries.h"
 #include "builder/place/kernel_selection.h"
@@ -11,8 +12,7 @@
 #include "builder/testing/fake_kernels.h"
 #include "builder/testing/int8_layers.h"
 #include "builder/testing/ir_builder.h"
-#include "kernels/fpga/kernels/accel_layer.h"
-#include "kernels/fpga/runtime/fpga_runtime.h"
+#include "kernels/fpga/kernels/fpga_kernels.h"
 
 namespace loom {
 namespace place {
@@ -164,33 +164,6 @@ TEST(PlacerTest, ANodeNoDeviceRunsFailsWithTheCpuReason) {
   EXPECT_EQ(s.message(), "broken1 (Broken): unsupported mode 'whatever'");
 }
 
-// Stands in for the FPGA kernels in placement: accepts exactly what the
-// accelerator takes (AccelLayerFromSetup), for the configuration prepared for.
-class AcceleratorLayerKernel : public Kernel {
- public:
-  Status Prepare(const KernelSetup& s) override {
-    const auto* device = dynamic_cast<const fpga::FpgaDeviceConfig*>(&s.device());
-    if (device == nullptr) return s.Unsupported("prepared for '" + s.device().name() + "', not the accelerator");
-    fpga::AccelLayer layer;
-    const Status st = fpga::AccelLayerFromSetup(s, device->accel(), &layer);
-    return st.ok() ? st : s.Error(st.code(), st.message());
-  }
-  Status Run(const KernelArgs&) const override { return Status::Internal("a placement-only test kernel ran"); }
-};
-
-KernelRegistry CpuAndAcceleratorLayers() {
-  KernelRegistry r = KernelRegistry::Global();
-  for (const char* op : {"Conv", "Gemm", "MatMul", "Add", "MaxPool"}) {
-    KernelDef def;
-    def.id = std::string("fpga.") + op;
-    def.op = op;
-    def.device = Device::kFpga;
-    def.create = MakeKernel<AcceleratorLayerKernel>;
-    r.Add(def);
-  }
-  return r;
-}
-
 // x -> 3x3 Conv -> depthwise 3x3 Conv -> MaxPool 2x2 -> Add(itself) -> y, int8 on fpga16.
 TEST(PlacerTest, Fpga16ReasonsNameTheWorkThePredictionsAndTheRefusals) {
   IrBuilder b;
@@ -202,7 +175,7 @@ TEST(PlacerTest, Fpga16ReasonsNameTheWorkThePredictionsAndTheRefusals) {
   b.Output(l.Add(p, p, "add", &add));
   std::unique_ptr<Target> target;
   ASSERT_TRUE(MakeTarget("fpga16", &target).ok());
-  ASSERT_TRUE(PlaceNodes(&b.g, *target, CpuAndAcceleratorLayers()).ok());
+  ASSERT_TRUE(PlaceNodes(&b.g, *target, fpga::FpgaKernelRegistry()).ok());
   const CostModel& cost = target->cost_model();
 
   // The 3x3 conv: 29 MMAC, about 1.3 ms on the 16x16 array against 83 ms on the Cortex-A9.
@@ -231,14 +204,22 @@ TEST(PlacerTest, Fpga16ReasonsNameTheWorkThePredictionsAndTheRefusals) {
   }
 
   // The conv's input crosses to the accelerator and its output comes back.
+  // The plan lists them once the Relayouts that carry them are in, at what
+  // the placer paid for them.
+  const int x = c1.inputs[0];
+  const double in_ms = cost.BoundaryMs(b.g, x, Device::kCpu, Device::kFpga);
+  const double out_ms = cost.BoundaryMs(b.g, c, Device::kFpga, Device::kCpu);
+  EXPECT_GT(in_ms, out_ms);  // the launch
+  std::vector<lower::Boundary> relayouts;
+  ASSERT_TRUE(lower::InsertRelayouts(&b.g, *target, &relayouts).ok());
   const std::vector<Boundary> boundaries = ListBoundaries(b.g, cost);
   ASSERT_EQ(boundaries.size(), 2u);
-  EXPECT_EQ(boundaries[0].value, c1.inputs[0]);
+  EXPECT_EQ(b.g.value(boundaries[0].value).name, b.g.value(x).name + ".nhwc16");
   EXPECT_EQ(boundaries[0].to, Device::kFpga);
-  EXPECT_EQ(boundaries[1].value, c);
+  EXPECT_DOUBLE_EQ(boundaries[0].ms, in_ms);
+  EXPECT_EQ(boundaries[1].from, Device::kFpga);
   EXPECT_EQ(boundaries[1].to, Device::kCpu);
-  EXPECT_DOUBLE_EQ(boundaries[0].ms, cost.BoundaryMs(b.g, c1.inputs[0], Device::kCpu, Device::kFpga));
-  EXPECT_GT(boundaries[0].ms, boundaries[1].ms);  // the launch
+  EXPECT_DOUBLE_EQ(boundaries[1].ms, out_ms);
 }
 
 TEST(PlacerTest, AnExplainedRefusalFollowsTheDevice) {
@@ -248,7 +229,7 @@ TEST(PlacerTest, AnExplainedRefusalFollowsTheDevice) {
   b.Output(l.Conv(l.Input("x", {1, 16, 20, 20}), 16, 17, 1, 1, "conv17", &conv));
   std::unique_ptr<Target> target;
   ASSERT_TRUE(MakeTarget("fpga16", &target).ok());
-  ASSERT_TRUE(PlaceNodes(&b.g, *target, CpuAndAcceleratorLayers()).ok());
+  ASSERT_TRUE(PlaceNodes(&b.g, *target, fpga::FpgaKernelRegistry()).ok());
   const std::string& reason = b.g.node(conv).placement_reason;
   EXPECT_EQ(reason.rfind("cpu: not supported by fpga16: kernel 17x17", 0), 0u) << reason;
 }

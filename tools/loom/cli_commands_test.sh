@@ -119,6 +119,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["target"] == "fpga16" and j["clock_mhz"] == 150, (j["target"], j["clock_mhz"])
 assert j["boundaries"] == [], j["boundaries"]  # a float Conv stays on the CPU
+assert j["notes"] == [], j["notes"]
 for n in j["nodes"]:
     assert n["device"] == "cpu" and n["predicted_ms"] > 0, n
     assert n["running_kernel"] == n["kernel"] and n["fallback_kernel"] == "", n

@@ -7,11 +7,13 @@
 // --tensors lists every tensor with its dtype and quantization (always in
 // --json: "tensors", with "scale" and "zero_point" for quantized ones). A
 // plan with int8 tensors lists them too. Plans with nodes on a device load
-// with CPU fallback, so any plan can be inspected without its device.
+// with CPU fallback, so any plan can be inspected without its device; the
+// engine's notes about that are shown with the plan ("notes" in --json).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 
+#include "common/logging.h"
 #include "tools/loom/cli_util.h"
 #include "tools/loom/commands.h"
 #include "tools/loom/json_writer.h"
@@ -105,6 +107,9 @@ void PrintJson(const std::string& path, const Engine& engine) {
   j.Field("accelerator_fingerprint", info.accelerator_fingerprint);
   j.Field("target", info.target);
   j.NumberField("clock_mhz", info.clock_mhz);
+  j.Key("notes").BeginArray();
+  for (const std::string& note : engine.notes()) j.String(note);
+  j.EndArray();
   j.Key("arena_bytes").UInt(info.arena_bytes);
   j.Key("constants_bytes").UInt(info.constants_bytes);
   j.Key("file_bytes").UInt(info.file_bytes);
@@ -241,7 +246,12 @@ void PrintText(const std::string& path, const Engine& engine, bool explain, bool
 
 int Inspect(const InspectOptions& o) {
   std::shared_ptr<const Engine> engine;
+  // The engine warns once about nodes on their fallbacks; inspect shows its
+  // notes with the plan instead.
+  const LogLevel level = GetLogLevel();
+  SetLogLevel(LogLevel::kError);
   const Status s = LoadEngine(o.plan, &engine, /*allow_cpu_fallback=*/true);
+  SetLogLevel(level);
   if (!s.ok()) return ReportError(s);
   if (o.json) {
     PrintJson(o.plan, *engine);
