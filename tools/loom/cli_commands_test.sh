@@ -61,6 +61,27 @@ expect_error "truncated plan" "truncated" "$LOOM" inspect "$WORK/short.plan"
 expect_error "empty plan" "empty" "$LOOM" bench "$WORK/empty.plan"
 expect_error "empty pb folder" "no input_0.pb" "$LOOM" run "$PLAN" --input-pb "$WORK"
 
+# Devices. No board is attached here: the board backends fail to open, each
+# with one line naming the device. (FPGA plans on devices: builder/lower's
+# fpga_plan_test and fpga_faults_test.)
+expect_ok "run --device fpga-model on a CPU plan" "$LOOM" run "$PLAN" --input "a=$WORK/a.npy" --input "b=$WORK/b.npy" \
+  --output "$WORK/out3" --device fpga-model
+"$FIXTURE" check "$WORK/out3" && pass "fpga-model outputs correct" || fail "fpga-model outputs correct"
+expect_error "--device fpga-zynq without registers" "fpga-zynq: give the registers either as a UIO node" \
+  "$LOOM" run "$PLAN" --random --device fpga-zynq
+expect_error "--device fpga-zynq, no UIO node" "fpga-zynq: $WORK/no-uio: No such file or directory" \
+  "$LOOM" run "$PLAN" --random --device fpga-zynq --fpga-uio "$WORK/no-uio"
+: >"$WORK/empty.xclbin"
+expect_error "--device fpga-xrt, no board" "fpga-xrt: " "$LOOM" bench "$PLAN" --device fpga-xrt --xclbin "$WORK/empty.xclbin"
+expect_error "--device nosuch lists the devices" "unknown device 'nosuch' (valid: cpu, fpga-model, fpga-xrt, fpga-zynq, " \
+  "$LOOM" run "$PLAN" --random --device nosuch
+expect_error "--fpga-base not an address" "--fpga-base 'junk' is not an address (e.g. 0x43C00000)" \
+  "$LOOM" run "$PLAN" --random --device fpga-zynq --fpga-base junk
+expect_error "--fpga-base without --device fpga-zynq" "--fpga-base is an option of --device fpga-zynq, not of 'cpu'" \
+  "$LOOM" run "$PLAN" --random --fpga-base 0x43C00000
+expect_error "--xclbin with another device" "--xclbin is an option of --device fpga-xrt, not of 'fpga-model'" \
+  "$LOOM" bench "$PLAN" --device fpga-model --xclbin "$WORK/empty.xclbin"
+
 expect_ok "inspect" "$LOOM" inspect "$PLAN" --explain
 grep -q "cpu.Add" "$WORK/out.txt" && grep -q "2x3, 2x3 -> 2x3" "$WORK/out.txt" && grep -q "why: cpu: no accelerator" "$WORK/out.txt" \
   && pass "inspect table" || fail "inspect table: $(cat "$WORK/out.txt")"

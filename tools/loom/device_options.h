@@ -7,12 +7,13 @@
 //   --udmabuf PATH         fpga-zynq: the DMA buffer (default /dev/udmabuf0)
 //   --allow-cpu-fallback   run FPGA nodes on their CPU fallbacks when the
 //                          device is absent or another accelerator
+// An unknown device is an error listing the valid ones, and so is an option
+// of one backend given for another device.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "common/status.h"
 #include "loom/engine.h"
@@ -25,7 +26,7 @@ struct DeviceOptions {
   std::string xclbin;
   std::string fpga_base;
   std::string fpga_uio;
-  std::string udmabuf = "/dev/udmabuf0";
+  std::string udmabuf;  // empty: the factory's /dev/udmabuf0
   bool allow_cpu_fallback = false;
 };
 

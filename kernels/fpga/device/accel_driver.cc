@@ -8,7 +8,6 @@ namespace {
 
 namespace c = contract;
 
-
 std::string Hex(uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%08llX", static_cast<unsigned long long>(value));
@@ -74,14 +73,28 @@ Status Identify(AccelDevice& device, const c::AccelConfig** config) {
   return Status::DeviceError(device.name() + ": CONFIG_ID " + Hex(id) + " is no known accelerator configuration");
 }
 
-Status Launch(AccelDevice& device, const LaunchArgs& args, LaunchResult* result) {
-  *result = LaunchResult{};
+Status WaitIdle(AccelDevice& device, uint32_t timeout_ms) {
   uint32_t ctrl = 0;
   RETURN_IF_ERROR(device.ReadRegister(c::kRegCtrl, &ctrl));
   if ((ctrl & kApIdle) == 0) {
-    return Status::DeviceError(device.name() + ": the accelerator is not idle (CTRL " + Hex(ctrl) +
-                               "): another run is in progress or the last one never finished");
+    const Status waited = device.WaitDone(timeout_ms);
+    RETURN_IF_ERROR(device.ReadRegister(c::kRegCtrl, &ctrl));
+    if (!waited.ok() || (ctrl & kApIdle) == 0) {
+      return Status::DeviceError(device.name() + ": the accelerator is not idle (CTRL " + Hex(ctrl) +
+                                 "): an earlier run is still in progress after waiting " + std::to_string(timeout_ms) +
+                                 " ms more for it (another user of the device, or a run that never finishes: "
+                                 "reset or reload the accelerator)");
+    }
   }
+  uint32_t isr = 0;
+  RETURN_IF_ERROR(device.ReadRegister(c::kRegIsr, &isr));
+  if ((isr & kDoneBit) != 0) RETURN_IF_ERROR(device.WriteRegister(c::kRegIsr, kDoneBit));  // toggle-on-write
+  return Status::Ok();
+}
+
+Status Launch(AccelDevice& device, const LaunchArgs& args, LaunchResult* result) {
+  *result = LaunchResult{};
+  RETURN_IF_ERROR(WaitIdle(device, args.timeout_ms));
   RETURN_IF_ERROR(Write64(device, c::kRegCmdAddr, args.cmd_addr));
   const uint32_t bases[c::kBaseSlots] = {c::kRegBase0, c::kRegBase1, c::kRegBase2, c::kRegBase3};
   for (uint32_t slot = 0; slot < c::kBaseSlots; ++slot) RETURN_IF_ERROR(Write64(device, bases[slot], args.base[slot]));

@@ -12,7 +12,6 @@ namespace {
 
 namespace c = contract;
 
-
 bool IsReadOnly(uint32_t offset) { return offset >= c::kRegError; }
 
 }  // namespace
@@ -111,6 +110,7 @@ Status ModelDevice::ReadRegister(uint32_t offset, uint32_t* value) {
 }
 
 Status ModelDevice::WaitDone(uint32_t timeout_ms) {
+  if (running_ && !options_.faults.never_done) RunModel();  // held by never_done, which was cleared since
   if (running_ || options_.faults.ignore_start) {
     // The model finishes at once or never: waiting longer would not help.
     return Status::DeviceError(name_ + ": no ap_done within " + std::to_string(timeout_ms) + " ms" +

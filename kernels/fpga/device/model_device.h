@@ -19,7 +19,10 @@
 // Faults, for testing the engine's error paths: a start that is never
 // acknowledged or never finishes (WaitDone times out at once: simulated
 // time), a forced error register, another CONFIG_ID, an allocation that
-// fails after a number of successful ones.
+// fails after a number of successful ones. faults() may change them between
+// runs (not config_id: CONFIG_ID is set when the device is made). A run held
+// by never_done is a run that is slow, not dead: once never_done is cleared
+// it finishes at the next WaitDone, as a late run would on a board.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +41,7 @@ namespace fpga {
 
 struct ModelDeviceFaults {
   bool ignore_start = false;  // ap_start is never acknowledged (ap_idle stays, no ap_done)
-  bool never_done = false;    // the run starts but ap_done never rises
+  bool never_done = false;    // the run starts but ap_done does not rise while this is set
   contract::ErrorCode force_error = contract::ErrorCode::kNone;  // reported after a good run
   uint32_t force_error_cmd = 0;
   uint32_t config_id = 0;          // nonzero: what CONFIG_ID reads instead

@@ -39,8 +39,7 @@ class FpgaKernel final : public Kernel {
 
   Status Prepare(const KernelSetup& setup) override {
     const auto* config = dynamic_cast<const FpgaDeviceConfig*>(&setup.device());
-    if (config == nullptr)
-      return setup.Unsupported("device '" + setup.device().name() + "' is not a Loom accelerator");
+    if (config == nullptr) return setup.Unsupported("device '" + setup.device().name() + "' is not a Loom accelerator");
     if (setup.runtime == nullptr) return PrepareForBuild(setup, *config);
     runtime_ = dynamic_cast<FpgaRuntime*>(setup.runtime);
     if (runtime_ == nullptr) return setup.Unsupported("the attached device is not a Loom accelerator runtime");
@@ -77,6 +76,10 @@ class FpgaKernel final : public Kernel {
       return Status::InvalidArgument(runtime_->name() + ": the context's arena is not device-visible memory");
     for (const Range& r : flush_) RETURN_IF_ERROR(CheckRange(*arena, r, "flush"));
     for (const Range& r : invalidate_) RETURN_IF_ERROR(CheckRange(*arena, r, "invalidate"));
+    // A run of this launch that timed out earlier may still be writing the
+    // arena: it must end before the new inputs are flushed, or it would
+    // overwrite them (a launch may reuse its input's memory for later values).
+    RETURN_IF_ERROR(runtime_->WaitIdle());
     for (const Range& r : flush_) RETURN_IF_ERROR(runtime_->FlushBlock(*arena, r.offset, r.bytes));
     LaunchArgs launch;
     launch.cmd_addr = buffer_.device_address;
@@ -84,6 +87,7 @@ class FpgaKernel final : public Kernel {
     launch.base[kConstantSlot] = buffer_.device_address + image_offset_;
     launch.count = count_;
     launch.commands = commands_;
+    launch.timeout_ms = runtime_->launch_timeout_ms();
     LaunchResult result;
     const Status s = runtime_->Launch(launch, &result);
     if (args.stats != nullptr) Report(result, args.stats);

@@ -9,8 +9,9 @@
 //             into device memory once; nothing is packed on the board.
 //   running   the first node of a launch flushes the CPU-written ranges,
 //             starts the stream with slot 0 at the context's arena and slot 1
-//             at the constants, waits, and invalidates what the CPU reads
-//             next; nodes that joined the launch do nothing. No allocation.
+//             at the constants, waits (up to FpgaRuntime::launch_timeout_ms),
+//             and invalidates what the CPU reads next; nodes that joined the
+//             launch do nothing. No allocation.
 #pragma once
 
 namespace loom {

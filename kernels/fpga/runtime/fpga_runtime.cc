@@ -28,6 +28,11 @@ Status FpgaRuntime::Launch(const LaunchArgs& args, LaunchResult* result) {
   return fpga::Launch(*device_, args, result);
 }
 
+Status FpgaRuntime::WaitIdle() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fpga::WaitIdle(*device_, launch_timeout_ms());
+}
+
 Status FpgaRuntime::AllocateBuffer(size_t bytes, size_t alignment, DeviceBuffer* out) {
   std::lock_guard<std::mutex> lock(mutex_);
   return device_->Allocate(bytes, alignment, out);

@@ -12,6 +12,7 @@
 //                     threads can share the device.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,9 +59,19 @@ class FpgaRuntime final : public DeviceRuntime, private MemoryAllocator {
   MemoryAllocator& allocator() override { return *this; }
 
   const std::string& name() const { return device_->name(); }
+  // How long the FPGA kernels wait for one launch (LaunchArgs::timeout_ms;
+  // 0 waits for ever): a hung accelerator then fails the run with a
+  // DeviceError instead of blocking it. Simulated backends count simulated
+  // time. May change between runs, from any thread.
+  uint32_t launch_timeout_ms() const { return launch_timeout_ms_.load(); }
+  void set_launch_timeout_ms(uint32_t ms) { launch_timeout_ms_.store(ms); }
 
   // One run on the device, under the device lock.
   Status Launch(const LaunchArgs& args, LaunchResult* result);
+  // fpga::WaitIdle with the launch timeout, under the device lock: before a
+  // kernel flushes a context's arena, so that a run abandoned after a
+  // timeout, still writing that arena, ends before the new inputs go out.
+  Status WaitIdle();
   // Device memory and cache maintenance, under the device lock (what
   // kernels use for their constants and at CPU<->FPGA boundaries).
   Status AllocateBuffer(size_t bytes, size_t alignment, DeviceBuffer* out);
@@ -83,6 +94,7 @@ class FpgaRuntime final : public DeviceRuntime, private MemoryAllocator {
   std::unique_ptr<AccelDevice> device_;
   FpgaDeviceConfig config_;
   std::mutex mutex_;
+  std::atomic<uint32_t> launch_timeout_ms_{kDefaultLaunchTimeoutMs};
   std::map<const void*, DeviceBuffer> blocks_;  // MemoryBlock host pointer -> its buffer
 };
 
