@@ -102,6 +102,8 @@ class Build {
 
   Status Place() {
     passes::MaterializeConstantOutputs(&graph_, info_.effective_opset > 0 ? info_.effective_opset : 17);
+    RETURN_IF_ERROR(
+        pipeline_.Run(passes::Phase::kPrePlacement, pipeline_options_, ctx_, graph_, &report_->passes_applied));
     Status valid = graph_.Validate();
     if (!valid.ok()) return Status::Internal("graph invalid before placement: " + valid.message());
     return place::PlaceNodes(&graph_, target_, registry_);
@@ -220,6 +222,8 @@ std::vector<std::string> DescribeBuildPhases(const BuildOptions& options) {
   lines.push_back("2. graph passes (target-independent):");
   passes_of(passes::Phase::kGraph);
   lines.push_back("   quantize (--int8): calibrate, pick int8 parameters, write them as QDQ and fold it into int8 nodes");
+  lines.push_back("   pre-placement passes (the nodes as the placer will price them):");
+  passes_of(passes::Phase::kPrePlacement);
   lines.push_back("3. placement for target '" + options.target + "'" +
                   (s.ok() ? ": " + target->description() + "; cost model: " + target->cost_model().name()
                           : ": " + s.message()));

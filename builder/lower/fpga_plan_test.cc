@@ -50,8 +50,9 @@ TEST_F(FpgaPlanTest, PlacesLowersAndRelayouts) {
     }
     relayouts += n.op == "Relayout" ? 1 : 0;
   }
-  // conv1, pool1, conv2, conv3, add and fc on the accelerator; GlobalAveragePool
-  // and Flatten (and the quantization around them) on the CPU.
+  // conv1, pool1, conv2, conv3, add and fc on the accelerator;
+  // GlobalAveragePool and Flatten (and the quantization around them) on the
+  // CPU.
   EXPECT_EQ(fpga, 6);
   EXPECT_GE(relayouts, 3);
   EXPECT_EQ(launches, 2);  // conv1..add in one launch, fc in another

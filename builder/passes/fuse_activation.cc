@@ -10,8 +10,14 @@ namespace passes {
 
 namespace {
 
-bool IsAnchor(const ir::Node& n) {
-  return n.domain.empty() && (n.op == "Conv" || n.op == "ConvTranspose" || n.op == "Gemm" || n.op == "MatMul");
+// An int8 Add is an anchor too: its output stage clamps like a Conv's (the
+// float Add kernels have no epilogue, so a float Add never is).
+bool IsAnchor(const ir::Graph& g, const ir::Node& n) {
+  if (!n.domain.empty()) return false;
+  if (n.op == "Add")
+    return n.outputs.size() == 1 && n.outputs[0] >= 0 && g.value(n.outputs[0]).dtype == DType::kInt8 &&
+           !g.value(n.outputs[0]).quant.empty();
+  return n.op == "Conv" || n.op == "ConvTranspose" || n.op == "Gemm" || n.op == "MatMul";
 }
 
 bool IsActivation(const ir::Node& n) {
@@ -55,8 +61,34 @@ bool ActivationAttributes(const ir::Graph& g, const ir::Node& act, Attributes* o
   return true;
 }
 
+// Whether `device`'s kernels take `fused` (the anchor with the activation).
+bool Takes(const ir::Graph& g, const PassContext& ctx, const ir::Node& node, Device device) {
+  const DeviceConfig* config = ctx.ConfigFor(device);
+  exec::ChosenKernel chosen;
+  return config != nullptr &&
+         exec::ChooseKernel(*ctx.registry, exec::MakeKernelSetup(g, node, config), device, &chosen).ok();
+}
+
+// Before placement: whether every device of the target that runs `anchor`
+// runs `fused` too, so fusing takes no choice away from the placer.
+bool EveryDeviceTakes(const ir::Graph& g, const PassContext& ctx, const ir::Node& anchor, const ir::Node& fused) {
+  std::vector<Device> devices = {Device::kCpu};
+  if (ctx.target != nullptr) {
+    devices.clear();
+    for (const place::TargetDevice& d : ctx.target->devices()) devices.push_back(d.device);
+  }
+  bool any = false;
+  for (Device d : devices) {
+    if (!Takes(g, ctx, anchor, d)) continue;
+    if (!Takes(g, ctx, fused, d)) return false;
+    any = true;
+  }
+  return any;
+}
+
 class FuseActivation : public Pass {
  public:
+  explicit FuseActivation(bool before_placement) : before_placement_(before_placement) {}
   const char* name() const override { return "fuse_activation"; }
 
   Status Run(ir::Graph& g, PassContext& ctx, int* changes) override {
@@ -72,14 +104,8 @@ class FuseActivation : public Pass {
       const int p = uses.producer[static_cast<size_t>(x)];
       if (p < 0) continue;
       ir::Node& anchor = g.node(p);
-      if (anchor.dead || !IsAnchor(anchor) || anchor.outputs.size() != 1 || anchor.attrs.Has("loom.activation"))
+      if (anchor.dead || !IsAnchor(g, anchor) || anchor.outputs.size() != 1 || anchor.attrs.Has("loom.activation"))
         continue;
-      // The anchor's device runs both, if its kernel takes the fusion: an
-      // activation placed elsewhere (an accelerator without a Relu kernel
-      // leaves it on the CPU) moves onto the anchor's device, which saves
-      // a node and a hand-over between devices.
-      const DeviceConfig* device = ctx.ConfigFor(anchor.device);
-      if (device == nullptr) continue;
       Attributes extra;
       if (!ActivationAttributes(g, act, &extra)) continue;
 
@@ -87,20 +113,30 @@ class FuseActivation : public Pass {
       for (const Attribute& a : extra.all()) fused.attrs.Set(a);
       fused.outputs[0] = act.outputs[0];
       fused.fused.push_back(act.op);
-      exec::ChosenKernel chosen;
-      if (!exec::ChooseKernel(*ctx.registry, exec::MakeKernelSetup(g, fused, device), anchor.device, &chosen).ok())
-        continue;  // the device's kernel does not implement this fusion
+      // Before placement, only fusions every device of the anchor takes:
+      // the placer then prices the pair as one node. After it, the anchor's
+      // device runs both if its kernel takes the fusion: an activation
+      // placed elsewhere (an accelerator without a Relu kernel leaves it on
+      // the CPU) moves onto the anchor's device, which saves a node and a
+      // hand-over between devices.
+      if (before_placement_ ? !EveryDeviceTakes(g, ctx, anchor, fused) : !Takes(g, ctx, fused, anchor.device))
+        continue;  // a kernel does not implement this fusion
       anchor = std::move(fused);
       act.dead = true;
       ++*changes;
     }
     return Status::Ok();
   }
+
+ private:
+  bool before_placement_;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> MakeFuseActivation() { return std::make_unique<FuseActivation>(); }
+std::unique_ptr<Pass> MakeFuseActivation(bool before_placement) {
+  return std::make_unique<FuseActivation>(before_placement);
+}
 
 }  // namespace passes
 }  // namespace loom

@@ -1,13 +1,17 @@
-// Fuses an activation into the Conv, ConvTranspose, Gemm or MatMul that feeds
-// it (that output having no other consumer and not being a graph output). The
+// Fuses an activation into the Conv, ConvTranspose, Gemm, MatMul or int8 Add
+// that feeds it (that output having no other consumer and not being a graph
+// output). The
 // anchor gets Loom attributes the nn kernels implement:
 //   loom.activation        "Relu" | "Clip" | "LeakyRelu" | "Sigmoid" |
 //                          "HardSigmoid" | "HardSwish" | "Tanh"
 //   loom.activation_min/max   Clip bounds (omitted when infinite)
 //   loom.activation_alpha/beta   LeakyRelu alpha; HardSigmoid alpha and beta
-// and lists the activation in `fused`. A post-placement pass: both nodes must
-// be on one device, and that device's kernel for the anchor (prepared with the
-// target's configuration of the device) must accept the fused node; otherwise
+// and lists the activation in `fused`. It runs twice. Before placement it
+// fuses only where every device of the target whose kernels take the anchor
+// takes the fused node too (prepared with the target's configuration of the
+// device), so the placer prices the pair as one node and loses no choice.
+// After placement, the anchor's device kernel must accept the fused node (an
+// activation placed on another device moves onto the anchor's). Otherwise
 // nothing changes, so fusing never breaks a build.
 #pragma once
 
@@ -18,7 +22,7 @@
 namespace loom {
 namespace passes {
 
-std::unique_ptr<Pass> MakeFuseActivation();
+std::unique_ptr<Pass> MakeFuseActivation(bool before_placement);
 
 }  // namespace passes
 }  // namespace loom

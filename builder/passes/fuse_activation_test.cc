@@ -11,12 +11,12 @@ namespace {
 
 using testing::IrBuilder;
 
-int RunPass(IrBuilder& b, const testing::FakeKernelOptions& options = {}) {
+int RunPass(IrBuilder& b, const testing::FakeKernelOptions& options = {}, bool before_placement = false) {
   KernelRegistry r = testing::MakeFakeRegistry(options);
   PassContext ctx;
   ctx.registry = &r;
   int changes = 0;
-  EXPECT_TRUE(MakeFuseActivation()->Run(b.g, ctx, &changes).ok());
+  EXPECT_TRUE(MakeFuseActivation(before_placement)->Run(b.g, ctx, &changes).ok());
   b.g.Compact();
   EXPECT_TRUE(b.g.Validate().ok()) << b.g.Validate().message();
   return changes;
@@ -51,6 +51,27 @@ TEST(FuseActivationTest, ReluIntoConvGemmMatMul) {
     EXPECT_EQ(n.fused, (std::vector<std::string>{"Relu"}));
     EXPECT_FALSE(n.attrs.Has("loom.activation_min"));
   }
+}
+
+// An int8 Add (a residual sum) clamps in its output stage: a Relu after it
+// fuses, and the Add writes the Relu's output parameters.
+TEST(FuseActivationTest, ReluIntoInt8Add) {
+  IrBuilder b;
+  const int x = b.Input("x", {2, 2}, DType::kInt8), r = b.Input("r", {2, 2}, DType::kInt8);
+  const int a = b.Tensor("a", {2, 2}, DType::kInt8), y = b.Tensor("y", {2, 2}, DType::kInt8);
+  for (int v : {x, r, a, y}) b.g.value(v).quant = QuantParams{{0.5f}, {v == y ? -128 : 3}, 0};
+  b.Node("Add", {x, r}, {a}, "add");
+  b.Node("Relu", {a}, {y}, "relu");
+  b.Output(y);
+  PassContext ctx;  // the CPU's int8 Add kernel
+  int changes = 0;
+  ASSERT_TRUE(MakeFuseActivation(true)->Run(b.g, ctx, &changes).ok());
+  b.g.Compact();
+  EXPECT_EQ(changes, 1);
+  ASSERT_EQ(b.g.nodes().size(), 1u);
+  EXPECT_EQ(b.g.node(0).op, "Add");
+  EXPECT_EQ(b.g.node(0).outputs[0], y);
+  EXPECT_EQ(b.g.node(0).attrs.GetString("loom.activation", ""), "Relu");
 }
 
 TEST(FuseActivationTest, ClipBoundsFromInputsOrAttributes) {
@@ -112,7 +133,7 @@ TEST(FuseActivationTest, NotAcrossSharedOutputsOtherOpsOrRefusingKernels) {
   shared.b.Output(shared.a);
   EXPECT_EQ(RunPass(shared.b), 0);
 
-  Chain add("Add", "Relu");
+  Chain add("Add", "Relu");  // a float Add has no epilogue
   EXPECT_EQ(RunPass(add.b), 0);
 
   Chain refused("Conv", "Relu");
@@ -128,6 +149,20 @@ TEST(FuseActivationTest, NotAcrossSharedOutputsOtherOpsOrRefusingKernels) {
   twice.b.g.outputs() = {z};
   EXPECT_EQ(RunPass(twice.b), 1);  // only one activation per anchor
   EXPECT_EQ(twice.b.g.nodes().size(), 2u);
+}
+
+// Before placement a fusion happens only when every device that runs the
+// anchor runs the fused node (here the CPU, the only device without a target).
+TEST(FuseActivationTest, BeforePlacementOnlyWhatEveryDeviceTakes) {
+  Chain taken("Conv", "Relu");
+  EXPECT_EQ(RunPass(taken.b, {}, true), 1);
+  EXPECT_EQ(taken.b.g.nodes().size(), 1u);
+
+  Chain refused("Conv", "Relu");
+  testing::FakeKernelOptions options;
+  options.refuse_activation = true;
+  EXPECT_EQ(RunPass(refused.b, options, true), 0);
+  EXPECT_EQ(refused.b.g.nodes().size(), 2u);
 }
 
 }  // namespace

@@ -17,18 +17,35 @@ Pipeline DefaultPipeline() {
   Pipeline p;
   p.Add(Phase::kGraph, MakeEliminateIdentity(), "drop Identity and inference-mode Dropout");
   p.Add(Phase::kGraph, MakeFoldConstants(),
-        "evaluate constant subgraphs and Shape chains with the CPU kernels (DequantizeLinear of a constant: later)");
+        "evaluate constant subgraphs and Shape chains with the CPU kernels "
+        "(DequantizeLinear of a constant: later)");
   p.Add(Phase::kGraph, MakeFoldQdq(),
-        "fold QuantizeLinear/DequantizeLinear pairs into int8 nodes (pre-quantized models, --int8)");
+        "fold QuantizeLinear/DequantizeLinear pairs into int8 nodes "
+        "(pre-quantized models, --int8)");
   p.Add(Phase::kGraph, MakeFoldDequantized(), "evaluate the DequantizeLinear of constants fold_qdq left");
   p.Add(Phase::kGraph, MakeEliminateDeadNodes(), "drop nodes whose outputs nothing uses");
   p.Add(Phase::kGraph, MakeFuseConvBatchNorm(), "fold BatchNormalization into the Conv before it");
-  p.Add(Phase::kPostPlacement, MakeFuseActivation(),
-        "fuse an activation into the Conv/Gemm/MatMul before it when that node's device kernel takes it");
+  p.Add(Phase::kPrePlacement, MakeFuseActivation(true),
+        "fuse an activation into the Conv/Gemm/MatMul/int8 Add before it when "
+        "every device that runs that node "
+        "runs the fusion (the placer prices them as one)");
+  p.Add(Phase::kPostPlacement, MakeFuseActivation(false),
+        "fuse what is left when the anchor's device kernel takes it (the "
+        "activation moves to that device)");
   return p;
 }
 
-const char* PhaseName(Phase phase) { return phase == Phase::kGraph ? "graph" : "post-placement"; }
+const char* PhaseName(Phase phase) {
+  switch (phase) {
+    case Phase::kGraph:
+      return "graph";
+    case Phase::kPrePlacement:
+      return "pre-placement";
+    case Phase::kPostPlacement:
+      return "post-placement";
+  }
+  return "?";
+}
 
 void Pipeline::Add(Phase phase, std::unique_ptr<Pass> pass, std::string what) {
   entries_.push_back({phase, std::move(pass), std::move(what)});

@@ -1,12 +1,16 @@
 // The build's passes as data: pipeline.cc lists every pass with its phase.
 //
-//   graph           target-independent rewrites, before placement
+//   graph           target-independent rewrites, before quantization
+//   pre-placement   rewrites of the (quantized) nodes the placer prices:
+//                   fusions every device takes, accelerator-friendly forms
 //   post-placement  rewrites that depend on where nodes run: device-specific
-//                   fusions, layout conversions, quantize/dequantize insertion
+//                   fusions
 //
 // builder.cc runs the whole build in this order:
-//   import -> graph passes -> placement (place/) -> post-placement passes
-//   -> kernel selection -> memory planning (memory/) -> plan writing (plan/)
+//   import -> graph passes -> quantization -> pre-placement passes
+//   -> placement (place/) -> post-placement passes -> kernel selection
+//   -> layouts (lower/) -> memory planning (memory/) -> lowering -> plan
+//   writing (plan/)
 // `loom build --list-passes` prints it with each phase's passes.
 #pragma once
 
@@ -21,8 +25,12 @@
 namespace loom {
 namespace passes {
 
-enum class Phase { kGraph, kPostPlacement };
-const char* PhaseName(Phase phase);  // "graph", "post-placement"
+// kGraph: target-independent, before quantization. kPrePlacement: after
+// quantization, on the nodes as the placer will price them (a rewrite must
+// not take a device away from a node). kPostPlacement: device-specific, on
+// placed nodes.
+enum class Phase { kGraph, kPrePlacement, kPostPlacement };
+const char* PhaseName(Phase phase);  // "graph", "pre-placement", "post-placement"
 
 struct PipelineOptions {
   int opt_level = 1;

@@ -34,22 +34,24 @@ Status RunDefault(testing::IrBuilder& b, const PipelineOptions& options, std::ve
   return pipeline.Run(Phase::kPostPlacement, options, ctx, b.g, applied);
 }
 
-TEST(PipelineTest, ListsEveryPassUnderOnePhase) {
+TEST(PipelineTest, ListsEveryPassUnderItsPhase) {
   const Pipeline pipeline = DefaultPipeline();
-  std::vector<std::string> graph, post;
+  std::vector<std::string> graph, pre, post;
   for (const PipelineEntry& e : pipeline.entries()) {
-    (e.phase == Phase::kGraph ? graph : post).push_back(e.pass->name());
+    (e.phase == Phase::kGraph ? graph : e.phase == Phase::kPrePlacement ? pre : post).push_back(e.pass->name());
     EXPECT_FALSE(e.what.empty()) << e.pass->name();
   }
   EXPECT_EQ(graph, (std::vector<std::string>{"eliminate_identity", "fold_constants", "fold_qdq", "fold_dequantized",
-                                             "eliminate_dead_nodes",
-                                             "fuse_conv_batchnorm"}));
+                                             "eliminate_dead_nodes", "fuse_conv_batchnorm"}));
+  EXPECT_EQ(pre, (std::vector<std::string>{"fuse_activation"}));
   EXPECT_EQ(post, (std::vector<std::string>{"fuse_activation"}));
+  EXPECT_STREQ(PhaseName(Phase::kPrePlacement), "pre-placement");
   EXPECT_STREQ(PhaseName(Phase::kPostPlacement), "post-placement");
 }
 
 TEST(PipelineTest, EachPhaseRunsOnlyItsPasses) {
-  // Conv -> Relu: fuse_activation is post-placement, so the graph phase leaves it alone.
+  // Conv -> Relu: fuse_activation is post-placement, so the graph phase leaves
+  // it alone.
   testing::IrBuilder b;
   const int x = b.Input("x", {1, 1, 2, 2});
   const int w = b.Const("w", {1, 1, 1, 1}, {2});
