@@ -9,6 +9,7 @@
 #include "builder/passes/fold_qdq.h"
 #include "builder/passes/fuse_activation.h"
 #include "builder/passes/fuse_conv_batchnorm.h"
+#include "builder/passes/space_to_depth_stem.h"
 
 namespace loom {
 namespace passes {
@@ -25,6 +26,9 @@ Pipeline DefaultPipeline() {
   p.Add(Phase::kGraph, MakeFoldDequantized(), "evaluate the DequantizeLinear of constants fold_qdq left");
   p.Add(Phase::kGraph, MakeEliminateDeadNodes(), "drop nodes whose outputs nothing uses");
   p.Add(Phase::kGraph, MakeFuseConvBatchNorm(), "fold BatchNormalization into the Conv before it");
+  p.Add(Phase::kPrePlacement, MakeSpaceToDepthStem(),
+        "run a strided Conv with few input channels (a stem) over a space-to-depth view of its input when the "
+        "accelerator is predicted faster that way");
   p.Add(Phase::kPrePlacement, MakeFuseActivation(true),
         "fuse an activation into the Conv/Gemm/MatMul/int8 Add before it when "
         "every device that runs that node "

@@ -44,15 +44,6 @@ std::string SaveModel(const TempDir& dir) {
   return m.Save(dir.File("model.onnx"));
 }
 
-Status SaveCalibration(const std::string& dir) {
-  std::filesystem::create_directories(dir);
-  HostTensor t;
-  t.dtype = DType::kFloat32;
-  t.shape = {8, 3, 12, 12};
-  const std::vector<float> v = RandomFloats(8 * kInt8ModelInputFloats, 11, -1.f, 1.f);
-  t.data.assign(reinterpret_cast<const uint8_t*>(v.data()), reinterpret_cast<const uint8_t*>(v.data() + v.size()));
-  return WriteNpy(dir + "/samples.npy", t);
-}
 
 // Every node the accelerator accepts goes to it: the FPGA is 100 times
 // faster and boundaries cost almost nothing.
@@ -75,6 +66,16 @@ std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo, float hi) {
   return v;
 }
 
+Status SaveCalibrationSamples(const std::string& dir, const Shape& shape, uint32_t seed) {
+  std::filesystem::create_directories(dir);
+  HostTensor t;
+  t.dtype = DType::kFloat32;
+  t.shape = shape;
+  const std::vector<float> v = RandomFloats(static_cast<size_t>(NumElements(shape)), seed, -1.f, 1.f);
+  t.data.assign(reinterpret_cast<const uint8_t*>(v.data()), reinterpret_cast<const uint8_t*>(v.data() + v.size()));
+  return WriteNpy(dir + "/samples.npy", t);
+}
+
 std::unique_ptr<place::Target> PreferFpgaTarget(const std::string& config) {
   const fpga::contract::AccelConfig* accel = fpga::contract::FindConfig(config.c_str());
   if (accel == nullptr) return nullptr;
@@ -83,22 +84,26 @@ std::unique_ptr<place::Target> PreferFpgaTarget(const std::string& config) {
       "fpga16-test", "test", std::vector<place::TargetDevice>{{Device::kFpga, device}}, std::make_shared<PreferFpga>());
 }
 
+Status BuildInt8Plans(const std::string& model, const std::string& calib_dir, BuildOptions options,
+                      const place::Target& target, Int8FpgaPlans* out) {
+  options.int8.enabled = true;
+  options.int8.calib_dir = calib_dir;
+  options.int8.calib_method = "minmax";
+  options.int8.progress = false;
+  BuildEnvironment env;
+  env.registry = &fpga::FpgaKernelRegistry();
+  RETURN_IF_ERROR(BuildPlanIn(env, model, options, &out->cpu, nullptr).WithContext("the CPU plan"));
+  env.target = &target;
+  return BuildPlanIn(env, model, options, &out->fpga, &out->report).WithContext("the FPGA plan");
+}
+
 Status BuildInt8FpgaPlans(const TempDir& dir, bool fuse, Int8FpgaPlans* out, bool launch_per_node) {
   const std::string model = SaveModel(dir);
-  RETURN_IF_ERROR(SaveCalibration(dir.File("calib")));
+  RETURN_IF_ERROR(SaveCalibrationSamples(dir.File("calib"), {8, 3, 12, 12}, 11));
   BuildOptions o;
   if (!fuse) o.disabled_passes = {"fuse_activation"};
   o.fpga_launch_per_node = launch_per_node;
-  o.int8.enabled = true;
-  o.int8.calib_dir = dir.File("calib");
-  o.int8.calib_method = "minmax";
-  o.int8.progress = false;
-  BuildEnvironment env;
-  env.registry = &fpga::FpgaKernelRegistry();
-  RETURN_IF_ERROR(BuildPlanIn(env, model, o, &out->cpu, nullptr).WithContext("the CPU plan"));
-  const std::unique_ptr<place::Target> target = PreferFpgaTarget();
-  env.target = target.get();
-  return BuildPlanIn(env, model, o, &out->fpga, &out->report).WithContext("the FPGA plan");
+  return BuildInt8Plans(model, dir.File("calib"), o, *PreferFpgaTarget(), out);
 }
 
 Status LoadPlan(const std::vector<uint8_t>& plan, std::shared_ptr<DeviceRuntime> device, bool allow_cpu_fallback,
@@ -111,14 +116,14 @@ Status LoadPlan(const std::vector<uint8_t>& plan, std::shared_ptr<DeviceRuntime>
 }
 
 Status RunOnce(ExecutionContext& context, const std::vector<float>& x, std::vector<float>* y) {
-  y->assign(kInt8ModelOutputFloats, 0.f);
+  if (y->empty()) y->assign(kInt8ModelOutputFloats, 0.f);
   RETURN_IF_ERROR(context.SetInput("x", x.data(), x.size() * sizeof(float)));
   RETURN_IF_ERROR(context.SetOutput("y", y->data(), y->size() * sizeof(float)));
   return context.Run();
 }
 
 PlanRun RunPlan(const std::vector<uint8_t>& plan, const std::vector<float>& x, std::shared_ptr<DeviceRuntime> device,
-                bool allow_cpu_fallback) {
+                bool allow_cpu_fallback, size_t y_floats) {
   PlanRun r;
   std::shared_ptr<const Engine> engine;
   r.status = LoadPlan(plan, std::move(device), allow_cpu_fallback, &engine);
@@ -129,6 +134,7 @@ PlanRun RunPlan(const std::vector<uint8_t>& plan, const std::vector<float>& x, s
   options.profile = true;
   r.status = engine->CreateContext(options, &context);
   if (!r.status.ok()) return r;
+  r.y.assign(y_floats, 0.f);
   r.status = RunOnce(*context, x, &r.y);
   r.profile = context->profile();
   return r;

@@ -44,6 +44,12 @@ struct Int8FpgaPlans {
   BuildReport report;         // of the FPGA plan
 };
 
+// Builds `model` twice with int8 calibrated (minmax) from `calib_dir` on top
+// of `options`: for the CPU, and for `target` (registry:
+// fpga::FpgaKernelRegistry()).
+Status BuildInt8Plans(const std::string& model, const std::string& calib_dir, BuildOptions options,
+                      const place::Target& target, Int8FpgaPlans* out);
+
 // Saves the model and its calibration samples into `dir` and builds both
 // plans (registry: fpga::FpgaKernelRegistry()). `fuse` false disables the
 // fuse_activation pass, so the Relus stay on the CPU between launches;
@@ -57,15 +63,21 @@ struct PlanRun {
   std::vector<std::string> notes;
   std::vector<NodeProfile> profile;
 };
+// `y_floats`: the size of output "y".
 PlanRun RunPlan(const std::vector<uint8_t>& plan, const std::vector<float>& x, std::shared_ptr<DeviceRuntime> device,
-                bool allow_cpu_fallback);
+                bool allow_cpu_fallback, size_t y_floats = kInt8ModelOutputFloats);
 
 // The engine on `device` (null: none) for `plan`, or a failed Status.
 Status LoadPlan(const std::vector<uint8_t>& plan, std::shared_ptr<DeviceRuntime> device, bool allow_cpu_fallback,
                 std::shared_ptr<const Engine>* engine);
 
-// Binds x and y and runs once.
+// Binds x and y (of y->size() floats, kInt8ModelOutputFloats when empty)
+// and runs once.
 Status RunOnce(ExecutionContext& context, const std::vector<float>& x, std::vector<float>* y);
+
+// Writes `samples` random calibration inputs of `shape` (the first dim is
+// the sample count) as dir/samples.npy.
+Status SaveCalibrationSamples(const std::string& dir, const Shape& shape, uint32_t seed);
 
 // fpga::OpenAccelDevice's fpga-model as a runtime (a test failure if it
 // does not open).
