@@ -28,7 +28,9 @@ TEST(ResNet18LoweringTest, EveryConvLowersForPynqZ2) {
   std::printf("%-20s %-16s %8s %6s %4s %8s %7s %9s %9s %7s %8s\n", "layer", "shape", "tiles", "chunks", "res",
               "commands", "MMAC", "DMA rd KB", "DMA wr KB", "ideal %", "model %");
   uint64_t total_macs = 0, total_cycles = 0;
-  for (const ResNetConv& r : testing::ResNet18Convs()) {
+  std::vector<ResNetConv> convs = testing::ResNet18Convs();
+  convs.push_back(testing::ResNet18SpaceToDepthStem());
+  for (const ResNetConv& r : convs) {
     const testing::ConvCase c = testing::ResNetConvCase(r, &rng);
     const ConvLayer layer = testing::ToLoweringLayer(c);
     Program program;
@@ -39,8 +41,10 @@ TEST(ResNet18LoweringTest, EveryConvLowersForPynqZ2) {
     perf::CycleEstimate estimate;
     const Status estimated_ok = perf::EstimateCycles(config, program.commands, {}, &estimate);
     ASSERT_TRUE(estimated_ok.ok()) << estimated_ok.message();
-    total_macs += st.macs;
-    total_cycles += estimate.cycles;
+    if (std::string(r.name) != "conv1") {  // the total has the stem as the builder lowers it
+      total_macs += st.macs;
+      total_cycles += estimate.cycles;
+    }
     const std::string shape = std::to_string(r.c_in) + "x" + std::to_string(r.size) + " " + std::to_string(r.k) +
                               "x" + std::to_string(r.k) + "/" + std::to_string(r.stride) + ">" +
                               std::to_string(r.c_out);
@@ -58,7 +62,7 @@ TEST(ResNet18LoweringTest, EveryConvLowersForPynqZ2) {
       EXPECT_GE(estimated, 0.8) << r.name;
     }
   }
-  std::printf("total %.0f MMAC, estimated %.1f ms at %u MHz (%.1f %% of the %ux%u array)\n", total_macs / 1e6,
+  std::printf("total (conv1 as the space-to-depth stem) %.0f MMAC, estimated %.1f ms at %u MHz (%.1f %% of the %ux%u array)\n", total_macs / 1e6,
               total_cycles / (config.clock_mhz * 1e3), config.clock_mhz,
               100.0 * total_macs / (double(config.n) * config.n * total_cycles), config.n, config.n);
 }

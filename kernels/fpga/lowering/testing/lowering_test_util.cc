@@ -560,6 +560,22 @@ const std::vector<ResNetConv>& ResNet18Convs() {
   return convs;
 }
 
+ResNetConv ResNet18SpaceToDepthStem() { return {"conv1.space_to_depth", 12, 115, 64, 4, 1, 0}; }
+
+std::vector<ResNetConv> ResNet18ConvShapes(int divisor) {
+  std::vector<ResNetConv> all = ResNet18Convs(), shapes;
+  all.insert(all.begin() + 1, ResNet18SpaceToDepthStem());
+  for (ResNetConv r : all) {
+    const bool seen = std::any_of(shapes.begin(), shapes.end(), [&](const ResNetConv& o) {
+      return o.c_in == r.c_in && o.c_out == r.c_out && o.k == r.k && o.stride == r.stride && o.pad == r.pad &&
+             o.size == std::max((r.size + divisor - 1) / divisor, r.k);
+    });
+    r.size = std::max((r.size + divisor - 1) / divisor, r.k);
+    if (!seen) shapes.push_back(r);
+  }
+  return shapes;
+}
+
 ConvCase ResNetConvCase(const ResNetConv& r, std::mt19937* rng) {
   ConvCase c;
   c.name = r.name;
@@ -568,7 +584,7 @@ ConvCase ResNetConvCase(const ResNetConv& r, std::mt19937* rng) {
   c.ref.c_out = r.c_out;
   c.ref.kh = c.ref.kw = r.k;
   c.ref.stride_y = c.ref.stride_x = r.stride;
-  c.ref.pad_top = c.ref.pad_bottom = c.ref.pad_left = c.ref.pad_right = r.k / 2;
+  c.ref.pad_top = c.ref.pad_bottom = c.ref.pad_left = c.ref.pad_right = r.pad < 0 ? r.k / 2 : r.pad;
   RandomizeValues(&c, rng);
   return c;
 }

@@ -146,10 +146,20 @@ std::vector<int32_t> ReferenceMaxPool(const MaxPoolCase& c);
 
 struct ResNetConv {
   const char* name;
-  int c_in, size, c_out, k, stride;  // square input size; pad = k / 2
+  int c_in, size, c_out, k, stride;  // square input size
+  int pad = -1;                      // -1: k / 2
 };
 // The 20 convolutions of ResNet-18 (224x224, batch 1), in network order.
 const std::vector<ResNetConv>& ResNet18Convs();
+// conv1 as the builder's space_to_depth_stem pass runs it on the
+// accelerator: 4x4, stride 1, no padding, over the 12-channel 115x115
+// space-to-depth image of the padded input.
+ResNetConv ResNet18SpaceToDepthStem();
+// Every distinct convolution shape of ResNet-18 (the stem both ways) with
+// its spatial size divided by `divisor` (at least the kernel size): the
+// network's channel counts, tiling and weight streaming, at a fraction of
+// the cycles.
+std::vector<ResNetConv> ResNet18ConvShapes(int divisor);
 // A case of that shape with random values.
 ConvCase ResNetConvCase(const ResNetConv& r, std::mt19937* rng);
 // The eight residual Adds (layerS.B.add: the block's output channels and
