@@ -83,7 +83,7 @@ class Build {
     RETURN_IF_ERROR(
         pipeline_.Run(passes::Phase::kPostPlacement, pipeline_options_, ctx_, graph_, &report_->passes_applied));
     RETURN_IF_ERROR(place::SelectKernels(&graph_, target_, registry_));
-    RETURN_IF_ERROR(lower::InsertRelayouts(&graph_, target_, &boundaries_));
+    RETURN_IF_ERROR(lower::InsertRelayouts(&graph_, target_, &relayouts_));
     return PlanMemoryAndWrite(plan);
   }
 
@@ -118,7 +118,7 @@ class Build {
     if (lowered.launches > 0) {
       BuildLog().info("lowered {} FPGA nodes into {} launches: {} commands, {} bytes of constants; {} relayouts",
                       lowered.fpga_nodes, lowered.launches, lowered.commands, lowered.constant_bytes,
-                      boundaries_.size());
+                      relayouts_);
     }
     plan_writer::PlanInfo plan_info;
     plan_info.producer = std::string("loom ") + LOOM_VERSION_STRING;
@@ -154,7 +154,7 @@ class Build {
   passes::PassContext ctx_;
   ir::Graph graph_;
   onnx_import::ModelInfo info_;
-  std::vector<lower::Boundary> boundaries_;
+  int relayouts_ = 0;
 };
 
 }  // namespace

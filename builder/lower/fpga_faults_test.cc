@@ -4,11 +4,13 @@
 // creation or the run with a clear error naming the device and what failed,
 // without waiting longer than the launch timeout; once the fault is gone the
 // same engine and context must run again, bit-identical to the CPU int8
-// plan. Also: a device of another configuration, and two contexts sharing
-// one device from two threads.
+// plan. Also: a device of another configuration, two contexts sharing one
+// device from two threads, and a tampered command stream that would DMA
+// outside its buffers.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <regex>
@@ -18,8 +20,12 @@
 
 #include "builder/testing/int8_fpga_model.h"
 #include "kernels/fpga/device/model_device.h"
+#include "kernels/fpga/kernels/launch_attrs.h"
+#include "kernels/fpga/model/little_endian.h"
 #include "kernels/fpga/runtime/fpga_runtime.h"
 #include "loom/engine.h"
+#include "schemas/plan_codec.h"
+#include "schemas/plan_generated.h"
 
 namespace loom {
 namespace {
@@ -268,6 +274,92 @@ TEST_F(FpgaFaultsTest, TwoContextsShareOneDeviceFromTwoThreads) {
     ASSERT_TRUE(statuses[i].ok()) << "run " << i << ": " << statuses[i].ToString();
     EXPECT_TRUE(SameBits(outputs[i], expected[i])) << "run " << i << ": " << outputs[i][0] << " vs " << expected[i][0];
   }
+}
+
+// The plan with the first `Op` command of its first launch's stream changed
+// by `patch`; *index is that command's. The stream is a uint8 constant (the
+// launching node's next-to-last input, launch_attrs.h), so its bytes sit in
+// the constants section at the tensor's offset: patched there, then the
+// plan is sealed again (the section is checksummed). Rebuilding the graph
+// could not make a bad stream, and the engine API does not expose constants.
+template <typename Op>
+std::vector<uint8_t> PatchFirstCommand(const std::vector<uint8_t>& plan_bytes,
+                                       const std::function<void(const plan::Plan&, Op*)>& patch, uint32_t* index) {
+  plan::FileHeader h;
+  std::memcpy(static_cast<void*>(&h), plan_bytes.data(), sizeof(h));
+  const plan::Plan& p = *plan::GetPlan(plan_bytes.data() + h.metadata_offset());
+  std::vector<uint8_t> constants(plan_bytes.begin() + h.constants_offset(),
+                                 plan_bytes.begin() + h.constants_offset() + h.constants_bytes());
+  const plan::Tensor* stream = nullptr;
+  for (const plan::Node* node : *p.nodes()) {
+    for (const plan::Attribute* a : *node->attributes()) {
+      if (stream == nullptr && a->name()->str() == fpga::kLaunchNodesAttr && a->i() > 0)
+        stream = p.tensors()->Get(node->inputs()->Get(node->inputs()->size() - fpga::kLaunchInputs));
+    }
+  }
+  EXPECT_NE(stream, nullptr);
+  if (stream == nullptr) return {};
+  EXPECT_EQ(stream->storage(), plan::Storage::CONSTANT);
+  uint8_t* commands = constants.data() + stream->offset();
+  for (*index = 0; *index < stream->size_bytes() / c::kCommandBytes; ++*index) {
+    uint8_t* bytes = commands + *index * c::kCommandBytes;
+    Op op;
+    if (!c::Decode(fpga::CommandFromBytes(bytes), &op)) continue;
+    patch(p, &op);
+    c::Command command;
+    EXPECT_TRUE(c::Encode(op, &command));
+    fpga::CommandToBytes(command, bytes);
+    return plan_codec::SealPlan(plan_bytes.data() + h.metadata_offset(), h.metadata_bytes(), constants.data(),
+                                constants.size());
+  }
+  ADD_FAILURE() << "no " << c::OpcodeName(Op::kOpcode) << " in the launch's command stream";
+  return {};
+}
+
+// The accelerator has no memory protection: a command stream whose DMA
+// leaves its buffers is refused before it reaches the device, naming the
+// command. A LOAD_WGT past the constant image fails the load (the image is
+// known then); a STORE past the arena fails the first run (the arena comes
+// with the context), and the device never ran.
+TEST_F(FpgaFaultsTest, CommandStreamOutsideItsBuffersIsRefused) {
+  uint32_t index = 0;
+  uint64_t offset = 0;
+  const std::vector<uint8_t> bad_load = PatchFirstCommand<c::LoadWgt>(
+      plans_->fpga,
+      [&](const plan::Plan& p, c::LoadWgt* op) {
+        // Past the whole constants section (so past the image), aligned.
+        op->dram_offset = static_cast<uint32_t>(offset = (p.constants_bytes() + 63) / 64 * 64);
+      },
+      &index);
+  FaultyDevice device = OpenFaulty();
+  std::shared_ptr<const Engine> engine;
+  Status s = testing::LoadPlan(bad_load, device.runtime, false, &engine);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  ExpectContains(s, {"conv1 (Conv): the launch's command stream: command " + std::to_string(index) +
+                         " (LOAD_WGT) reads bytes [" + std::to_string(offset) + ", ",
+                     "] of slot 1, which has ", "slot 1 the constant image"});
+
+  uint64_t arena_bytes = 0;
+  const std::vector<uint8_t> bad_store = PatchFirstCommand<c::Store>(
+      plans_->fpga,
+      [&](const plan::Plan& p, c::Store* op) {
+        arena_bytes = p.arena_bytes();
+        op->dram_offset = static_cast<uint32_t>(offset = (arena_bytes + 63) / 64 * 64);
+      },
+      &index);
+  ASSERT_TRUE(testing::LoadPlan(bad_store, device.runtime, false, &engine).ok());
+  std::unique_ptr<ExecutionContext> context;
+  ASSERT_TRUE(engine->CreateContext({}, &context).ok());
+  std::vector<float> y;
+  s = testing::RunOnce(*context, Int8ModelInput(15), &y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  ExpectContains(
+      s, {"conv1 (Conv): the launch's command stream: command " + std::to_string(index) + " (STORE) writes bytes [" +
+              std::to_string(offset) + ", ",
+          "] of slot 0, which has " + std::to_string(arena_bytes) + " bytes", "slot 0 is the context's arena"});
+  uint32_t written = 1;
+  ASSERT_TRUE(device.model->ReadRegister(c::kRegDmaWriteBytes, &written).ok());
+  EXPECT_EQ(written, 0u) << "the device ran the stream";
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #include "builder/lower/insert_relayouts.h"
 
-#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "kernels/cpu/layout/padded_layout.h"
 #include "kernels/fpga/runtime/fpga_runtime.h"
@@ -21,7 +21,7 @@ struct Insertion {
 
 }  // namespace
 
-Status InsertRelayouts(ir::Graph* graph, const place::Target& target, std::vector<Boundary>* boundaries) {
+Status InsertRelayouts(ir::Graph* graph, const place::Target& target, int* relayouts) {
   bool any = false;
   for (const ir::Node& n : graph->nodes()) any = any || IsFpga(n);
   if (!any) return Status::Ok();
@@ -86,11 +86,10 @@ Status InsertRelayouts(ir::Graph* graph, const place::Target& target, std::vecto
         relayout.name = graph->value(id).name + ".from_fpga";
         relayout.inputs = {p};
         relayout.outputs = {id};
-        relayout.placement_reason = "cpu: hands '" + graph->value(id).name + "' from the accelerator's layout to the CPU";
+        relayout.placement_reason =
+            "cpu: hands '" + graph->value(id).name + "' from the accelerator's layout to the CPU";
         insertions.push_back(
             {first_cpu_consumer >= 0 ? static_cast<size_t>(first_cpu_consumer) : node_count, std::move(relayout)});
-        boundaries->push_back({id, Device::kFpga, Device::kCpu,
-                               target.cost_model().BoundaryMs(*graph, id, Device::kFpga, Device::kCpu)});
       }
     } else {
       // The CPU (or the caller) writes v; a Relayout right after it makes p.
@@ -99,8 +98,6 @@ Status InsertRelayouts(ir::Graph* graph, const place::Target& target, std::vecto
       relayout.outputs = {p};
       relayout.placement_reason = "cpu: hands '" + graph->value(id).name + "' to the accelerator's layout";
       insertions.push_back({producer >= 0 ? static_cast<size_t>(producer) + 1 : 0, std::move(relayout)});
-      boundaries->push_back({p, Device::kCpu, Device::kFpga,
-                             target.cost_model().BoundaryMs(*graph, id, Device::kCpu, Device::kFpga)});
     }
   }
 
@@ -125,11 +122,7 @@ Status InsertRelayouts(ir::Graph* graph, const place::Target& target, std::vecto
     if (i < node_count) nodes.push_back(std::move(graph->node(static_cast<int>(i))));
   }
   graph->nodes() = std::move(nodes);
-  // Boundaries in execution order: by the Relayout that makes their value.
-  const ir::UseLists after = graph->BuildUseLists();
-  std::stable_sort(boundaries->begin(), boundaries->end(), [&](const Boundary& a, const Boundary& b) {
-    return after.producer[static_cast<size_t>(a.value)] < after.producer[static_cast<size_t>(b.value)];
-  });
+  if (relayouts != nullptr) *relayouts = static_cast<int>(insertions.size());
   const Status valid = graph->Validate();
   if (!valid.ok()) return Status::Internal("graph invalid after inserting relayouts: " + valid.message());
   return Status::Ok();

@@ -17,28 +17,19 @@
 // ("cpu.<Op>.padded").
 #pragma once
 
-#include <vector>
-
 #include "builder/ir/graph.h"
 #include "builder/place/target.h"
-#include "common/device.h"
 #include "common/status.h"
 
 namespace loom {
 namespace lower {
 
-// A value handed between devices: the one on the receiving side.
-struct Boundary {
-  int value = -1;
-  Device from = Device::kCpu;
-  Device to = Device::kCpu;
-  double predicted_ms = 0;
-};
-
 // No-op for a graph without FPGA nodes, and for a target whose FPGA is not
-// Loom's accelerator (its kernels take the tensors as they are). `boundaries` gets every crossing,
-// priced by the target's cost model, in execution order.
-Status InsertRelayouts(ir::Graph* graph, const place::Target& target, std::vector<Boundary>* boundaries);
+// Loom's accelerator (its kernels take the tensors as they are). *relayouts
+// (optional) gets the number of Relayout nodes inserted. The plan's list of
+// boundaries and their costs comes from place::ListBoundaries, on the graph
+// this leaves.
+Status InsertRelayouts(ir::Graph* graph, const place::Target& target, int* relayouts = nullptr);
 
 }  // namespace lower
 }  // namespace loom

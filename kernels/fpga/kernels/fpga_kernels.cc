@@ -1,5 +1,6 @@
 #include "kernels/fpga/kernels/fpga_kernels.h"
 
+#include <array>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -9,11 +10,18 @@
 #include "kernels/common/registry.h"
 #include "kernels/fpga/kernels/accel_layer.h"
 #include "kernels/fpga/kernels/launch_attrs.h"
+#include "kernels/fpga/lowering/dma_bounds.h"
 #include "kernels/fpga/runtime/fpga_runtime.h"
 
 namespace loom {
 namespace fpga {
 namespace {
+
+// CheckDmaBounds' message with what the launch's base slots hold.
+std::string StreamOutOfBounds(const Status& bounds) {
+  return "the launch's command stream: " + bounds.message() +
+         " (slot 0 is the context's arena, slot 1 the constant image; 2 and 3 are unused)";
+}
 
 // An arena range the launch needs cache maintenance for.
 struct Range {
@@ -62,11 +70,18 @@ class FpgaKernel final : public Kernel {
                            std::to_string(sizeof(contract::Command)));
     count_ = static_cast<uint32_t>(command_bytes / sizeof(contract::Command));
     commands_ = static_cast<const contract::Command*>(commands.const_data);
+    // The accelerator has no memory protection: every DMA must stay inside
+    // its slot's buffer. The constant image is known now; the arena comes
+    // with each context, so Run compares its size with what slot 0 needs.
+    image_bytes_ = image.num_bytes();
+    const Status bounds = lowering::CheckDmaBounds(*config_, commands_, count_, Slots(lowering::kSlotSizeUnknown));
+    if (!bounds.ok()) return setup.Invalid(StreamOutOfBounds(bounds));
+    arena_bytes_needed_ = lowering::DmaBytesNeeded(*config_, commands_, count_)[kArenaSlot];
     RETURN_IF_ERROR(ReadRanges(setup, kFlushAttr, &flush_));
     RETURN_IF_ERROR(ReadRanges(setup, kInvalidateAttr, &invalidate_));
     macs_ = static_cast<uint64_t>(setup.attrs.GetInt(kMacsAttr, 0));
     array_macs_ = static_cast<uint64_t>(setup.attrs.GetInt(kArrayMacsAttr, 0));
-    return Upload(command_bytes, image.const_data, image.num_bytes());
+    return Upload(command_bytes, image.const_data, image_bytes_);
   }
 
   Status Run(const KernelArgs& args) const override {
@@ -74,6 +89,10 @@ class FpgaKernel final : public Kernel {
     const MemoryBlock* arena = args.arena;
     if (arena == nullptr || arena->space != MemorySpace::kDeviceVisible)
       return Status::InvalidArgument(runtime_->name() + ": the context's arena is not device-visible memory");
+    if (arena->bytes < arena_bytes_needed_) {  // CheckDmaBounds names the command that leaves it
+      const Status bounds = lowering::CheckDmaBounds(*config_, commands_, count_, Slots(arena->bytes));
+      if (!bounds.ok()) return Status::InvalidArgument(StreamOutOfBounds(bounds));
+    }
     for (const Range& r : flush_) RETURN_IF_ERROR(CheckRange(*arena, r, "flush"));
     for (const Range& r : invalidate_) RETURN_IF_ERROR(CheckRange(*arena, r, "invalidate"));
     // A run of this launch that timed out earlier may still be writing the
@@ -106,6 +125,14 @@ class FpgaKernel final : public Kernel {
     layer_setup.inputs.resize(setup.inputs.size() - static_cast<size_t>(extra));
     AccelLayer layer;
     return AccelLayerFromSetup(layer_setup, config.accel(), &layer);
+  }
+
+  // The launch's slot sizes with an arena of arena_bytes.
+  std::array<uint64_t, contract::kBaseSlots> Slots(uint64_t arena_bytes) const {
+    std::array<uint64_t, contract::kBaseSlots> slots{};  // slots 2 and 3: no buffer
+    slots[kArenaSlot] = arena_bytes;
+    slots[kConstantSlot] = image_bytes_;
+    return slots;
   }
 
   // Commands first (32-byte aligned, as CMD_ADDR wants), then the image at a
@@ -151,6 +178,8 @@ class FpgaKernel final : public Kernel {
   int launch_nodes_ = 0;
   DeviceBuffer buffer_;
   size_t image_offset_ = 0;
+  size_t image_bytes_ = 0;
+  uint64_t arena_bytes_needed_ = 0;  // one past the last arena byte the stream accesses
   uint32_t count_ = 0;
   const contract::Command* commands_ = nullptr;  // the plan's copy, for error messages
   std::vector<Range> flush_, invalidate_;
