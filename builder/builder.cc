@@ -137,6 +137,7 @@ class Build {
     for (const ir::Node& n : graph_.nodes()) ++report_->nodes_by_device[DeviceName(n.device)];
     report_->plan_nodes = static_cast<int>(graph_.nodes().size());
     report_->arena_bytes = arena.arena_bytes;
+    report_->arena_lower_bound_bytes = arena.lower_bound_bytes;
     report_->constants_bytes = written.constants_bytes;
     report_->plan_bytes = written.bytes.size();
     *plan = std::move(written.bytes);

@@ -96,6 +96,7 @@ struct BuildReport {
   int plan_nodes = 0;              // nodes in the plan after passes
   int opset = 0;                   // default-domain opset of the model as read
   size_t arena_bytes = 0;
+  size_t arena_lower_bound_bytes = 0;  // the largest sum of live values at one step
   size_t constants_bytes = 0;
   size_t plan_bytes = 0;
   std::vector<std::string> passes_applied;  // "fold_constants: 12 nodes", ...

@@ -115,6 +115,7 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
   e->info.model_producer = Str(p.model_producer());
   e->info.accelerator_fingerprint = Str(p.accelerator_fingerprint());
   e->info.arena_bytes = static_cast<size_t>(p.arena_bytes());
+  e->info.arena_lower_bound_bytes = static_cast<size_t>(p.arena_lower_bound_bytes());
   e->info.constants_bytes = e->file->constants_bytes();
   e->info.file_bytes = e->file->file_bytes();
   e->arena_bytes = static_cast<size_t>(p.arena_bytes());

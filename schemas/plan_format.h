@@ -10,7 +10,8 @@ namespace loom {
 constexpr uint16_t kPlanFormatMajor = 1;
 // 1.1: Tensor.memory_space.
 // 1.2: Node.predicted_ms and fallback_kernel; Plan.boundaries, target and clock_mhz.
-constexpr uint16_t kPlanFormatMinor = 2;
+// 1.3: Plan.arena_lower_bound_bytes.
+constexpr uint16_t kPlanFormatMinor = 3;
 constexpr char kPlanMagic[8] = {'L', 'O', 'O', 'M', 'P', 'L', 'A', 'N'};
 constexpr size_t kPlanHeaderBytes = 64;
 // Alignment of the constants section and of every tensor in it and in the arena.

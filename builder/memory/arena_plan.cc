@@ -46,6 +46,7 @@ Status PlanArena(const ir::Graph& graph, PlannerKind kind, ArenaPlan* plan) {
   for (size_t b = 0; b < buffer_value.size(); ++b)
     plan->offsets[static_cast<size_t>(buffer_value[b])] = static_cast<int64_t>(planner->GetOffset(static_cast<int>(b)));
   plan->arena_bytes = planner->GetMaxMemory();
+  plan->lower_bound_bytes = planner->GetLowerBound();
   return Status::Ok();
 }
 

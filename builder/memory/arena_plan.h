@@ -19,6 +19,9 @@ enum class PlannerKind { kGreedy, kLinear };
 struct ArenaPlan {
   std::vector<int64_t> offsets;  // per value id: arena offset, -1 if not in the arena
   size_t arena_bytes = 0;
+  // The largest sum of live values' (64-byte rounded) sizes at one step: no
+  // arena for this execution order and these lifetimes can be smaller.
+  size_t lower_bound_bytes = 0;
 };
 
 // Plans every non-constant value used by the graph (graph inputs, outputs

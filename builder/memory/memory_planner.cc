@@ -32,6 +32,22 @@ size_t MemoryPlanner::GetMaxMemory() const {
   return end;
 }
 
+size_t MemoryPlanner::GetLowerBound() const {
+  int steps = 0;
+  for (const Buffer& b : buffers_) steps = std::max(steps, b.last_used + 1);
+  std::vector<size_t> live(static_cast<size_t>(steps) + 1, 0);  // a difference array over steps
+  for (const Buffer& b : buffers_) {
+    live[static_cast<size_t>(b.first_used)] += b.size;
+    live[static_cast<size_t>(b.last_used) + 1] -= b.size;
+  }
+  size_t now = 0, most = 0;
+  for (int s = 0; s < steps; ++s) {
+    now += live[static_cast<size_t>(s)];
+    most = std::max(most, now);
+  }
+  return most;
+}
+
 Status LinearMemoryPlanner::Plan() {
   offsets_.assign(buffers_.size(), 0);
   size_t next = 0;

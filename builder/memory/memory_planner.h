@@ -25,6 +25,9 @@ class MemoryPlanner {
   size_t GetOffset(int buffer) const { return offsets_[static_cast<size_t>(buffer)]; }
   // Arena bytes needed (end of the highest buffer), a multiple of 64.
   size_t GetMaxMemory() const;
+  // The least any planner could need: the largest sum of the (rounded)
+  // sizes of the buffers live at one step. Independent of Plan().
+  size_t GetLowerBound() const;
   int num_buffers() const { return static_cast<int>(buffers_.size()); }
 
  protected:

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "builder/memory/arena_plan.h"
@@ -20,7 +21,8 @@ TEST(MemoryPlannerTest, GreedyReusesMemoryOfDeadBuffers) {
   EXPECT_EQ(p.GetOffset(0) % 64, 0u);
   EXPECT_NE(p.GetOffset(0), p.GetOffset(1));
   EXPECT_NE(p.GetOffset(1), p.GetOffset(2));
-  EXPECT_EQ(p.GetMaxMemory(), 2 * 1024u);  // 1000 rounds up to 1024
+  EXPECT_EQ(p.GetMaxMemory(), 2 * 1024u);   // 1000 rounds up to 1024
+  EXPECT_EQ(p.GetLowerBound(), 2 * 1024u);  // two live at steps 1 and 2
 }
 
 TEST(MemoryPlannerTest, SmallBuffersReuseADeadBigOne) {
@@ -32,6 +34,7 @@ TEST(MemoryPlannerTest, SmallBuffersReuseADeadBigOne) {
   const std::vector<size_t> sizes = {4096, 256, 64};
   EXPECT_TRUE(IsValidPlan(p, sizes, {{0, 0}, {1, 5}, {2, 2}}));
   EXPECT_EQ(p.GetMaxMemory(), 4096u);
+  EXPECT_EQ(p.GetLowerBound(), 4096u);
 }
 
 TEST(MemoryPlannerTest, RejectsBadLifetimes) {
@@ -62,6 +65,16 @@ TEST(MemoryPlannerTest, RandomLivenessNeverOverlapsAndGreedyBeatsLinear) {
     ASSERT_TRUE(IsValidPlan(greedy, sizes, lifetimes)) << "trial " << trial;
     ASSERT_TRUE(IsValidPlan(linear, sizes, lifetimes)) << "trial " << trial;
     EXPECT_LE(greedy.GetMaxMemory(), linear.GetMaxMemory());
+    // The bound: the most bytes live at one step, which no plan goes below.
+    size_t most = 0;
+    for (int step = 0; step < 40; ++step) {
+      size_t live = 0;
+      for (size_t i = 0; i < sizes.size(); ++i)
+        if (lifetimes[i].first <= step && step <= lifetimes[i].second) live += (sizes[i] + 63) / 64 * 64;
+      most = std::max(most, live);
+    }
+    EXPECT_EQ(greedy.GetLowerBound(), most) << "trial " << trial;
+    EXPECT_LE(greedy.GetLowerBound(), greedy.GetMaxMemory());
   }
 }
 

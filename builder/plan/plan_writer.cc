@@ -45,7 +45,7 @@ class Writer {
                                        info.model_hash.c_str(), info.model_producer.c_str(), &tensors, &nodes,
                                        &inputs, &outputs, arena_.arena_bytes, constants_.size(),
                                        info.accelerator_fingerprint.c_str(), &boundaries, info.target.c_str(),
-                                       static_cast<float>(info.clock_mhz));
+                                       static_cast<float>(info.clock_mhz), arena_.lower_bound_bytes);
     plan::FinishPlanBuffer(b_, root);
     out->bytes = plan_codec::SealPlan(b_.GetBufferPointer(), b_.GetSize(), constants_.data(), constants_.size());
     out->constants_bytes = constants_.size();

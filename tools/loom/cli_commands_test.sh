@@ -90,7 +90,8 @@ if [[ -x /usr/bin/python3 ]]; then
   /usr/bin/python3 - "$WORK/out.txt" <<'PY' && pass "inspect json fields" || fail "inspect json fields"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["format_version"] == "1.2", j["format_version"]
+assert j["format_version"] == "1.3", j["format_version"]
+assert 0 <= j["arena_lower_bound_bytes"] <= j["arena_bytes"], (j["arena_lower_bound_bytes"], j["arena_bytes"])
 assert [n["kernel"] for n in j["nodes"]] == ["cpu.Add", "cpu.Relu"]
 assert j["nodes"][1]["inputs"] == ["sum"] and j["nodes"][1]["outputs"] == ["y/out"]
 assert j["inputs"][0] == {"name": "a", "dtype": "float32", "shape": [2, 3], "size_bytes": 24,
@@ -181,6 +182,8 @@ assert cache["cpu"], cache
 assert entry["signature"] == "Conv(float32 1x1x5x5, float32 1x1x3x3 -> float32 1x1x5x5)", entry["signature"]
 [node] = plan["nodes"]
 assert abs(node["predicted_ms"] - entry["ms"]) <= 1e-6 * max(1.0, entry["ms"]), (node["predicted_ms"], entry["ms"])
+# A built plan records its arena's lower bound: the input and output live together.
+assert 0 < plan["arena_lower_bound_bytes"] <= plan["arena_bytes"], (plan["arena_lower_bound_bytes"], plan["arena_bytes"])
 PY
   fi
 fi

@@ -124,8 +124,11 @@ void PrintSummary(const BuildArgs& args, const std::string& output, const BuildR
   for (const auto& [device, count] : r.nodes_by_device)
     devices += (devices.empty() ? "" : ", ") + std::to_string(count) + " on " + device;
   std::printf("target:   %s (%s)\n", r.target.c_str(), devices.empty() ? "no nodes" : devices.c_str());
-  std::printf("memory:   arena %s, constants %s\n", HumanBytes(r.arena_bytes).c_str(),
-              HumanBytes(r.constants_bytes).c_str());
+  const double over_bound = r.arena_lower_bound_bytes > 0 ? static_cast<double>(r.arena_bytes) /
+                                                               static_cast<double>(r.arena_lower_bound_bytes)
+                                                         : 1.0;
+  std::printf("memory:   arena %s / lower bound %s (%.3fx), constants %s\n", HumanBytes(r.arena_bytes).c_str(),
+              HumanBytes(r.arena_lower_bound_bytes).c_str(), over_bound, HumanBytes(r.constants_bytes).c_str());
   for (const std::string& note : r.notes) std::printf("note:     %s\n", note.c_str());
   std::printf("wrote:    %s (%s)\n", output.c_str(), HumanBytes(r.plan_bytes).c_str());
 }

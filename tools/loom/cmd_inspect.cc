@@ -111,6 +111,7 @@ void PrintJson(const std::string& path, const Engine& engine) {
   for (const std::string& note : engine.notes()) j.String(note);
   j.EndArray();
   j.Key("arena_bytes").UInt(info.arena_bytes);
+  j.Key("arena_lower_bound_bytes").UInt(info.arena_lower_bound_bytes);
   j.Key("constants_bytes").UInt(info.constants_bytes);
   j.Key("file_bytes").UInt(info.file_bytes);
   j.Key("inputs");
@@ -201,8 +202,11 @@ void PrintText(const std::string& path, const Engine& engine, bool explain, bool
   }
   if (!info.accelerator_fingerprint.empty()) std::printf("  accelerator: %s\n", info.accelerator_fingerprint.c_str());
   for (const std::string& note : engine.notes()) std::printf("  note: %s\n", note.c_str());
-  std::printf("  arena: %s\n  constants: %s\n", FormatBytes(info.arena_bytes).c_str(),
-              FormatBytes(info.constants_bytes).c_str());
+  std::printf("  arena: %s", FormatBytes(info.arena_bytes).c_str());
+  if (info.arena_lower_bound_bytes > 0)
+    std::printf(" (lower bound %s: %.3fx)", FormatBytes(info.arena_lower_bound_bytes).c_str(),
+                static_cast<double>(info.arena_bytes) / static_cast<double>(info.arena_lower_bound_bytes));
+  std::printf("\n  constants: %s\n", FormatBytes(info.constants_bytes).c_str());
 
   for (int which = 0; which < 2; ++which) {
     const auto& list = which == 0 ? engine.inputs() : engine.outputs();

@@ -88,6 +88,7 @@ struct PlanInfo {
   std::string producer;
   std::string model_hash;
   size_t arena_bytes = 0;
+  size_t arena_lower_bound_bytes = 0;  // the least any memory plan could have; 0 before format 1.3
   size_t constants_bytes = 0;
   size_t file_bytes = 0;
   std::string model_producer;           // as recorded in the source model
