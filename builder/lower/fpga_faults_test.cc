@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "builder/testing/int8_fpga_model.h"
+#include "builder/testing/plan_patch.h"
 #include "kernels/fpga/device/model_device.h"
 #include "kernels/fpga/kernels/launch_attrs.h"
 #include "kernels/fpga/model/little_endian.h"
@@ -276,46 +277,6 @@ TEST_F(FpgaFaultsTest, TwoContextsShareOneDeviceFromTwoThreads) {
   }
 }
 
-// The plan with the first `Op` command of its first launch's stream changed
-// by `patch`; *index is that command's. The stream is a uint8 constant (the
-// launching node's next-to-last input, launch_attrs.h), so its bytes sit in
-// the constants section at the tensor's offset: patched there, then the
-// plan is sealed again (the section is checksummed). Rebuilding the graph
-// could not make a bad stream, and the engine API does not expose constants.
-template <typename Op>
-std::vector<uint8_t> PatchFirstCommand(const std::vector<uint8_t>& plan_bytes,
-                                       const std::function<void(const plan::Plan&, Op*)>& patch, uint32_t* index) {
-  plan::FileHeader h;
-  std::memcpy(static_cast<void*>(&h), plan_bytes.data(), sizeof(h));
-  const plan::Plan& p = *plan::GetPlan(plan_bytes.data() + h.metadata_offset());
-  std::vector<uint8_t> constants(plan_bytes.begin() + h.constants_offset(),
-                                 plan_bytes.begin() + h.constants_offset() + h.constants_bytes());
-  const plan::Tensor* stream = nullptr;
-  for (const plan::Node* node : *p.nodes()) {
-    for (const plan::Attribute* a : *node->attributes()) {
-      if (stream == nullptr && a->name()->str() == fpga::kLaunchNodesAttr && a->i() > 0)
-        stream = p.tensors()->Get(node->inputs()->Get(node->inputs()->size() - fpga::kLaunchInputs));
-    }
-  }
-  EXPECT_NE(stream, nullptr);
-  if (stream == nullptr) return {};
-  EXPECT_EQ(stream->storage(), plan::Storage::CONSTANT);
-  uint8_t* commands = constants.data() + stream->offset();
-  for (*index = 0; *index < stream->size_bytes() / c::kCommandBytes; ++*index) {
-    uint8_t* bytes = commands + *index * c::kCommandBytes;
-    Op op;
-    if (!c::Decode(fpga::CommandFromBytes(bytes), &op)) continue;
-    patch(p, &op);
-    c::Command command;
-    EXPECT_TRUE(c::Encode(op, &command));
-    fpga::CommandToBytes(command, bytes);
-    return plan_codec::SealPlan(plan_bytes.data() + h.metadata_offset(), h.metadata_bytes(), constants.data(),
-                                constants.size());
-  }
-  ADD_FAILURE() << "no " << c::OpcodeName(Op::kOpcode) << " in the launch's command stream";
-  return {};
-}
-
 // The accelerator has no memory protection: a command stream whose DMA
 // leaves its buffers is refused before it reaches the device, naming the
 // command. A LOAD_WGT past the constant image fails the load (the image is
@@ -324,7 +285,7 @@ std::vector<uint8_t> PatchFirstCommand(const std::vector<uint8_t>& plan_bytes,
 TEST_F(FpgaFaultsTest, CommandStreamOutsideItsBuffersIsRefused) {
   uint32_t index = 0;
   uint64_t offset = 0;
-  const std::vector<uint8_t> bad_load = PatchFirstCommand<c::LoadWgt>(
+  const std::vector<uint8_t> bad_load = testing::PatchFirstCommand<c::LoadWgt>(
       plans_->fpga,
       [&](const plan::Plan& p, c::LoadWgt* op) {
         // Past the whole constants section (so past the image), aligned.
@@ -340,7 +301,7 @@ TEST_F(FpgaFaultsTest, CommandStreamOutsideItsBuffersIsRefused) {
                      "] of slot 1, which has ", "slot 1 the constant image"});
 
   uint64_t arena_bytes = 0;
-  const std::vector<uint8_t> bad_store = PatchFirstCommand<c::Store>(
+  const std::vector<uint8_t> bad_store = testing::PatchFirstCommand<c::Store>(
       plans_->fpga,
       [&](const plan::Plan& p, c::Store* op) {
         arena_bytes = p.arena_bytes();
