@@ -40,6 +40,10 @@ bool Matches(const ir::Graph& g, const ir::Node& conv, Stem* st) {
   const ir::Value& y = g.value(conv.outputs[0]);
   if (x.dtype != DType::kInt8 || x.quant.empty() || x.quant.per_channel() || x.shape.size() != 4) return false;
   if (w.dtype != DType::kInt8 || !w.is_constant() || w.shape.size() != 4 || y.shape.size() != 4) return false;
+  // The new taps past K hold 0, which adds nothing only if 0 is the weights'
+  // zero point.
+  for (int64_t zp : w.quant.zero_point)
+    if (zp != 0) return false;
   if (conv.attrs.GetInt("group", 1) != 1 || !AllOnes(conv.attrs.GetInts("dilations", {1, 1}))) return false;
   const std::string auto_pad = conv.attrs.GetString("auto_pad", "NOTSET");
   if (auto_pad != "NOTSET" && auto_pad != "VALID") return false;
@@ -105,7 +109,7 @@ int Rewrite(ir::Graph& g, int conv_index, const Stem& st) {
     const std::vector<int64_t> pads = {0, 0, st.pt, st.pl, 0, 0, st.PadBottom(), st.PadRight()};
     const int pads_id = g.AddConstant(g.UniqueValueName(base + "_s2d_pads"), DType::kInt64, {8},
                                       ir::Buffer::CopyOf(pads.data(), pads.size() * sizeof(int64_t)));
-    const int8_t zero_point = static_cast<int8_t>(x.quant.zero_point[0]);
+    const int8_t zero_point = static_cast<int8_t>(x.quant.zero_point.empty() ? 0 : x.quant.zero_point[0]);
     const int value_id =
         g.AddConstant(g.UniqueValueName(base + "_s2d_pad_value"), DType::kInt8, {}, ir::Buffer::CopyOf(&zero_point, 1));
     padded = g.AddValue(Activation(g.UniqueValueName(base + "_s2d_padded"), x, {st.n, st.c, st.hp, st.wp}));

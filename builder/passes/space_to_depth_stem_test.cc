@@ -98,6 +98,9 @@ TEST(SpaceToDepthStemTest, LeavesOtherConvsAndCpuTargetsAlone) {
   EXPECT_EQ(RunPass(wide.b.g, target.get()), 0);
   Int8Conv unit_stride(3, 16, 3, 1, 1);
   EXPECT_EQ(RunPass(unit_stride.b.g, target.get()), 0);
+  Int8Conv asymmetric_weights(3, 32, 7, 2, 3);  // zero taps would not add 0
+  asymmetric_weights.b.g.value(asymmetric_weights.w).quant.zero_point.assign(16, 1);
+  EXPECT_EQ(RunPass(asymmetric_weights.b.g, target.get()), 0);
   Int8Conv no_accelerator(3, 32, 7, 2, 3);
   EXPECT_EQ(RunPass(no_accelerator.b.g, nullptr), 0);
   std::unique_ptr<place::Target> cpu;
