@@ -42,7 +42,7 @@ TEST(PipelineTest, ListsEveryPassUnderItsPhase) {
     EXPECT_FALSE(e.what.empty()) << e.pass->name();
   }
   EXPECT_EQ(graph, (std::vector<std::string>{"eliminate_identity", "fold_constants", "fold_qdq", "fold_dequantized",
-                                             "eliminate_dead_nodes", "fuse_conv_batchnorm"}));
+                                             "eliminate_dead_nodes", "fuse_conv_batchnorm", "fuse_layer_norm"}));
   EXPECT_EQ(pre, (std::vector<std::string>{"space_to_depth_stem", "fuse_activation"}));
   EXPECT_EQ(post, (std::vector<std::string>{"fuse_activation"}));
   EXPECT_STREQ(PhaseName(Phase::kPrePlacement), "pre-placement");
