@@ -2,35 +2,12 @@
 
 #include <vector>
 
+#include "builder/passes/match_util.h"
+
 namespace loom {
 namespace passes {
 
 namespace {
-
-// A float32 constant with a single element.
-bool ScalarConst(const ir::Graph& g, int id, float* value) {
-  if (id < 0) return false;
-  const ir::Value& v = g.value(id);
-  if (!v.is_constant() || v.dtype != DType::kFloat32 || NumElements(v.shape) != 1) return false;
-  *value = v.data->as<float>()[0];
-  return true;
-}
-
-// The one node that reads `id`, if it is an `op` and `id` is not a graph
-// output; -1 otherwise.
-int SoleConsumer(const ir::Graph& g, const ir::UseLists& uses, int id, const char* op) {
-  if (id < 0 || g.IsGraphOutput(id)) return -1;
-  const std::vector<int>& c = uses.consumers[static_cast<size_t>(id)];
-  if (c.size() != 1) return -1;
-  const ir::Node& n = g.node(c[0]);
-  return !n.dead && n.domain.empty() && n.op == op && n.outputs.size() == 1 && n.outputs[0] >= 0 ? c[0] : -1;
-}
-
-// The input of binary node `n` other than `id` (-1 if `id` is not one).
-int Other(const ir::Node& n, int id) {
-  if (n.inputs.size() != 2) return -1;
-  return n.inputs[0] == id ? n.inputs[1] : n.inputs[1] == id ? n.inputs[0] : -1;
-}
 
 // A ReduceMean over the last axis of a rank-`rank` input that keeps dims.
 bool MeanOverLastAxis(const ir::Node& n, size_t rank) {
@@ -104,7 +81,7 @@ class FuseLayerNorm : public Pass {
     if (var < 0 || !MeanOverLastAxis(g.node(var), xv.shape.size())) return false;
     const int add_eps = SoleConsumer(g, uses, g.node(var).outputs[0], "Add");
     float epsilon = 0;
-    if (add_eps < 0 || !ScalarConst(g, Other(g.node(add_eps), g.node(var).outputs[0]), &epsilon) || epsilon < 0)
+    if (add_eps < 0 || !ScalarConst(g, OtherInput(g.node(add_eps), g.node(var).outputs[0]), &epsilon) || epsilon < 0)
       return false;
     const int sqrt = SoleConsumer(g, uses, g.node(add_eps).outputs[0], "Sqrt");
     if (sqrt < 0 || g.node(div).inputs[1] != g.node(sqrt).outputs[0] ||
@@ -116,13 +93,13 @@ class FuseLayerNorm : public Pass {
     int y = g.node(div).outputs[0];
     int scale = -1, bias = -1;
     const int mul = SoleConsumer(g, uses, y, "Mul");
-    if (mul >= 0 && LastAxisConst(g, Other(g.node(mul), y), c)) {
-      scale = Other(g.node(mul), y);
+    if (mul >= 0 && LastAxisConst(g, OtherInput(g.node(mul), y), c)) {
+      scale = OtherInput(g.node(mul), y);
       chain->push_back(mul);
       y = g.node(mul).outputs[0];
       const int add = SoleConsumer(g, uses, y, "Add");
-      if (add >= 0 && LastAxisConst(g, Other(g.node(add), y), c)) {
-        bias = Other(g.node(add), y);
+      if (add >= 0 && LastAxisConst(g, OtherInput(g.node(add), y), c)) {
+        bias = OtherInput(g.node(add), y);
         chain->push_back(add);
         y = g.node(add).outputs[0];
       }
