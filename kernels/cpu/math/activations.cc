@@ -1,8 +1,8 @@
 // Elementwise activations: Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid,
 // HardSwish, Elu, Selu, Celu, Softplus, ThresholdedRelu, Shrink, Gelu
-// (opset 20; also what builder/passes/fuse_gelu.h makes of Gelu written out
-// op by op). (PRelu
-// broadcasts its slope and lives with the binary ops; Clip has its own file.)
+// (opset 20; also what builder/passes/fuse_gelu.h makes of GELU written out
+// op by op). (PRelu broadcasts its slope and lives with the binary ops; Clip
+// has its own file.)
 #include <algorithm>
 #include <cmath>
 #include <memory>
