@@ -9,6 +9,8 @@
 #include "builder/passes/fold_qdq.h"
 #include "builder/passes/fuse_activation.h"
 #include "builder/passes/fuse_conv_batchnorm.h"
+#include "builder/passes/fuse_gelu.h"
+#include "builder/passes/fuse_layer_norm.h"
 #include "builder/passes/space_to_depth_stem.h"
 
 namespace loom {
@@ -26,6 +28,10 @@ Pipeline DefaultPipeline() {
   p.Add(Phase::kGraph, MakeFoldDequantized(), "evaluate the DequantizeLinear of constants fold_qdq left");
   p.Add(Phase::kGraph, MakeEliminateDeadNodes(), "drop nodes whose outputs nothing uses");
   p.Add(Phase::kGraph, MakeFuseConvBatchNorm(), "fold BatchNormalization into the Conv before it");
+  p.Add(Phase::kGraph, MakeFuseLayerNorm(),
+        "replace layer normalization written out op by op (ReduceMean, Sub, Pow, ..., Div, Mul, Add) by one "
+        "LayerNormalization");
+  p.Add(Phase::kGraph, MakeFuseGelu(), "replace GELU written out op by op (Div, Erf, Add, Mul, Mul) by one Gelu");
   p.Add(Phase::kPrePlacement, MakeSpaceToDepthStem(),
         "run a strided Conv with few input channels (a stem) over a space-to-depth view of its input when the "
         "accelerator is predicted faster that way");

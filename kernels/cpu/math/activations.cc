@@ -1,10 +1,14 @@
 // Elementwise activations: Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid,
-// HardSwish, Elu, Selu, Celu, Softplus, ThresholdedRelu, Shrink. (PRelu
-// broadcasts its slope and lives with the binary ops; Clip has its own file.)
+// HardSwish, Elu, Selu, Celu, Softplus, ThresholdedRelu, Shrink, Gelu
+// (opset 20; also what builder/passes/fuse_gelu.h makes of GELU written out
+// op by op). (PRelu broadcasts its slope and lives with the binary ops; Clip
+// has its own file.)
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 
+#include "kernels/common/attribute_readers.h"
 #include "kernels/cpu/math/unary_kernel.h"
 
 namespace loom {
@@ -126,6 +130,33 @@ struct ShrinkOp {
   float bias, lambd;
 };
 
+// Gelu: x * Phi(x), Phi the standard normal CDF, exactly (approximate
+// "none": 0.5 * (1 + erf(x / sqrt(2)))) or through tanh ("tanh"), computed
+// in at least float.
+struct GeluOp {
+  explicit GeluOp(const UnaryParams& p) : tanh_form(p.alpha != 0.f) {}
+  template <typename T>
+  T operator()(T x) const {
+    using C = ComputeType<T>;
+    const C v = static_cast<C>(x);
+    if (tanh_form) {
+      const C inner = C(0.7978845608028654) * (v + C(0.044715) * v * v * v);  // sqrt(2 / pi)
+      return ConvertTo<T>(C(0.5) * v * (C(1) + std::tanh(inner)));
+    }
+    return ConvertTo<T>(C(0.5) * v * (C(1) + std::erf(v * C(0.7071067811865476))));
+  }
+  bool tanh_form;
+};
+
+Status ParseGelu(const KernelSetup& setup, UnaryParams* p) {
+  std::string approximate;
+  RETURN_IF_ERROR(ReadStringAttr(setup, "approximate", "none", &approximate));
+  if (approximate != "none" && approximate != "tanh")
+    return setup.Invalid("attribute approximate is '" + approximate + "', expected 'none' or 'tanh'");
+  p->alpha = approximate == "tanh" ? 1.f : 0.f;
+  return Status::Ok();
+}
+
 Status ParseLeakyRelu(const KernelSetup& setup, UnaryParams* p) {
   return ReadFloatAttr(setup, "alpha", 0.01f, &p->alpha);
 }
@@ -168,6 +199,7 @@ const UnaryOpDef kActivationOps[] = {
     {"Softplus", &SelectUnaryLoop<SoftplusOp, kFloatTypes>, nullptr},
     {"ThresholdedRelu", &SelectUnaryLoop<ThresholdedReluOp, kFloatTypes>, &ParseAlphaOne},
     {"Shrink", &SelectUnaryLoop<ShrinkOp, kNumericTypes>, &ParseShrink},
+    {"Gelu", &SelectUnaryLoop<GeluOp, kFloatTypes>, &ParseGelu},
 };
 
 }  // namespace

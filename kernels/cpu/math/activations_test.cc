@@ -29,6 +29,12 @@ Attributes Floats(std::vector<std::pair<const char*, float>> values) {
   return a;
 }
 
+Attributes Approximate(const char* how) {
+  Attributes a;
+  a.SetString("approximate", how);
+  return a;
+}
+
 // Attribute values are float32; float64 references use the same rounded value.
 double F(double v) { return static_cast<float>(v); }
 
@@ -60,6 +66,10 @@ std::vector<ActivationCase> Cases() {
       {"Shrink", {}, [](double x) { return x < -F(0.5)  ? x
                                            : x > F(0.5) ? x
                                                         : 0; }},
+      {"Gelu", {}, [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
+      {"Gelu", Approximate("none"), [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
+      {"Gelu", Approximate("tanh"),
+       [](double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); }},
       {"Shrink", Floats({{"lambd", 1.5f}, {"bias", 1.f}}),
        [](double x) { return x < -F(1.5)  ? x + 1
                              : x > F(1.5) ? x - 1
@@ -133,6 +143,9 @@ TEST(ActivationTest, RejectsBadSetups) {
   EXPECT_EQ(RunOne("Celu", Floats({{"alpha", 0.f}}), {xf}, DType::kFloat32, {2}, &out).code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(RunOne("Tanh", {}, {xf}, DType::kFloat32, {1, 2}, &out).code(), StatusCode::kInvalidArgument);
+  const Status gelu = RunOne("Gelu", Approximate("fast"), {xf}, DType::kFloat32, {2}, &out);
+  EXPECT_EQ(gelu.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(gelu.message().find("'fast', expected 'none' or 'tanh'"), std::string::npos) << gelu.message();
 }
 
 // ---- Clip ----
