@@ -96,10 +96,18 @@ void RunCase(const GemmF32Isa& isa, const Case& c, int threads, Source source, c
   p.isa = &isa;
   const int64_t lda = c.ta ? c.m : c.k, ldb = c.tb ? c.k : c.n;
   PackedMatrixF32 pa, pb;
-  // The gathered source reads plain B through offset tables.
+  // The gathered source: op(B) copied into rows of `width`-column groups with
+  // gaps (as a convolution's output rows over a padded input), columns `step`
+  // apart (a strided convolution), so panels hold one run, a few runs or many.
+  const int64_t width = 1 + c.n % 37, step = c.tb ? 2 : 1;
+  const int64_t row = (c.n / width + 1) * (width + 2) * step;
+  std::vector<float> gathered(c.k * row);
   std::vector<int32_t> k_offset(c.k), n_offset(c.n);
-  for (int64_t kk = 0; kk < c.k; ++kk) k_offset[kk] = static_cast<int32_t>(c.tb ? kk : kk * ldb);
-  for (int64_t j = 0; j < c.n; ++j) n_offset[j] = static_cast<int32_t>(c.tb ? j * ldb : j);
+  for (int64_t j = 0; j < c.n; ++j) n_offset[j] = static_cast<int32_t>(((j / width) * (width + 2) + j % width) * step);
+  for (int64_t kk = 0; kk < c.k; ++kk) {
+    k_offset[kk] = static_cast<int32_t>(kk * row);
+    for (int64_t j = 0; j < c.n; ++j) gathered[kk * row + n_offset[j]] = c.tb ? b[j * c.k + kk] : b[kk * c.n + j];
+  }
   if (source == Source::kPacked) {
     pa.PackA(a.data(), lda, c.ta, c.m, c.k, isa);
     pb.PackB(b.data(), ldb, c.tb, c.k, c.n, isa);
@@ -109,7 +117,7 @@ void RunCase(const GemmF32Isa& isa, const Case& c, int threads, Source source, c
     p.a = a.data();
     p.lda = lda;
     p.trans_a = c.ta;
-    p.b = b.data();
+    p.b = source == Source::kGather ? gathered.data() : b.data();
     if (source == Source::kGather) {
       p.b_k_offset = k_offset.data();
       p.b_n_offset = n_offset.data();
@@ -306,12 +314,13 @@ double ThreadCpuSeconds() {
 }
 
 // Throughput report per path (no assertion on speed: the machine is shared):
-// square products and two ResNet-18 3x3 convolutions (M = output channels,
-// N = output pixels, K = input channels x 9).
+// square products, two ResNet-18 3x3 convolutions (M = output channels,
+// N = output pixels, K = input channels x 9) and two MobileNet-v2 1x1 ones.
 TEST_P(GemmF32Test, Throughput) {
   // A measurement, not a check: opt in with LOOM_KERNEL_TIMINGS=1.
   if (!std::getenv("LOOM_KERNEL_TIMINGS")) GTEST_SKIP() << "set LOOM_KERNEL_TIMINGS=1 to print timings";
-  const int64_t shapes[][3] = {{256, 256, 256}, {1024, 1024, 1024}, {64, 3136, 576}, {512, 49, 4608}};
+  const int64_t shapes[][3] = {{256, 256, 256}, {1024, 1024, 1024}, {64, 3136, 576},
+                               {512, 49, 4608}, {144, 3136, 24},    {24, 3136, 144}};
   for (const auto& shape : shapes) {
     const int64_t m = shape[0], n = shape[1], k = shape[2];
     for (int threads : {1, 2}) {

@@ -211,25 +211,50 @@ void PackB(const float* b, int64_t ldb, bool trans, int64_t n, int64_t k0, int64
   }
 }
 
-// GemmF32GatherBFn for NR. n_offset increases strictly, so a panel whose
-// first and last offsets are NR - 1 apart is one contiguous run.
+// Copies the runs of one gathered row: run r is columns [run[r], run[r + 1])
+// at offsets cols[run[r]] + kStep * i.
+template <int kStep>
+inline void CopyRuns(const float* s, const int32_t* cols, const int* run, int runs, float* d) {
+  for (int r = 0; r < runs; ++r) {
+    const float* src = s + cols[run[r]];
+    float* out = d + run[r];
+    const int n = run[r + 1] - run[r];
+    for (int i = 0; i < n; ++i) out[i] = src[kStep * i];
+  }
+}
+
+// GemmF32GatherBFn for NR. A panel's columns split into runs of offsets a
+// step apart (an output row of a convolution of stride `step`): one run of
+// step 1 is a row copy; a few runs of step 1 or 2 are copied run by run;
+// anything else element by element.
 template <class V, int NR>
 void GatherB(const float* b, const int32_t* k_offset, const int32_t* n_offset, int64_t n_end, int64_t k0, int64_t kc,
              int64_t n0, int64_t nc, float* dst) {
   for (int64_t q = 0; q < nc; q += NR, dst += kc * NR) {
     const int32_t* cols = n_offset + n0 + q;
-    const int64_t width = n_end - (n0 + q) < NR ? n_end - (n0 + q) : NR;
-    if (width == NR && cols[NR - 1] - cols[0] == NR - 1) {
+    const int width = static_cast<int>(n_end - (n0 + q) < NR ? n_end - (n0 + q) : NR);
+    const int step = width > 1 ? cols[1] - cols[0] : 1;
+    int run[NR + 1], runs = 0;
+    for (int j = 0; j < width; ++j)
+      if (j == 0 || cols[j] != cols[j - 1] + step) run[runs++] = j;
+    run[runs] = width;
+    if (runs == 1 && step == 1) {
       CopyRows<NR>(
-          kc, NR, [&](int64_t kk) { return b + k_offset[k0 + kk] + cols[0]; }, dst);
-    } else {
-      for (int64_t kk = 0; kk < kc; ++kk) {
-        const float* s = b + k_offset[k0 + kk];
-        float* d = dst + kk * NR;
-        int64_t j = 0;
-        for (; j < width; ++j) d[j] = s[cols[j]];
-        for (; j < NR; ++j) d[j] = 0.f;
+          kc, width, [&](int64_t kk) { return b + k_offset[k0 + kk] + cols[0]; }, dst);
+      continue;
+    }
+    const bool few = runs <= NR / 4;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const float* s = b + k_offset[k0 + kk];
+      float* d = dst + kk * NR;
+      if (few && step == 1) {
+        CopyRuns<1>(s, cols, run, runs, d);
+      } else if (few && step == 2) {
+        CopyRuns<2>(s, cols, run, runs, d);
+      } else {
+        for (int j = 0; j < width; ++j) d[j] = s[cols[j]];
       }
+      for (int j = width; j < NR; ++j) d[j] = 0.f;
     }
   }
 }
