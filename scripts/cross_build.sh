@@ -7,8 +7,11 @@
 # Installs the cross compiler and qemu-user-static if missing, configures
 # build-<arch>/ with cmake/toolchains/<triple>.cmake, -DLOOM_BUILDER=OFF and
 # -DLOOM_TESTS=OFF, builds loom_engine and loom, then runs `loom --help` (and
-# `loom run PLAN --random` when a plan is given) under qemu. binfmt need not be
-# registered: qemu is called explicitly with -L <target root>.
+# `loom run PLAN --random` when a plan is given) under qemu. It also builds the
+# fp32 GEMM test (every GEMM path of the architecture, e.g. NEON, against the
+# reference) from googletest's sources (libgtest-dev; the target root has no
+# GTest library) and runs it under qemu. binfmt need not be registered: qemu is
+# called explicitly with -L <target root>.
 set -euo pipefail
 
 ARCH=${1:-aarch64}
@@ -49,6 +52,20 @@ fi
 run() { "$QEMU" -L "/usr/$TRIPLE" "$@"; }
 run "$LOOM" --help >/dev/null
 echo "cross_build: $ARCH: loom --help runs under $QEMU"
+GTEST_SRC=/usr/src/googletest/googletest
+if [[ -d $GTEST_SRC ]]; then
+  GTEST_OBJ=$BUILD/gtest-all.o
+  [[ $GTEST_OBJ -nt $GTEST_SRC/src/gtest-all.cc ]] ||
+    "$TRIPLE-g++" -std=c++17 -O2 -pthread -I"$GTEST_SRC/include" -I"$GTEST_SRC" -c "$GTEST_SRC/src/gtest-all.cc" \
+      -o "$GTEST_OBJ"
+  "$TRIPLE-g++" -std=c++17 -O2 -pthread -I"$ROOT" -I"$GTEST_SRC/include" "$ROOT/kernels/cpu/nn/gemm_f32_test.cc" \
+    "$GTEST_SRC/src/gtest_main.cc" "$GTEST_OBJ" "$BUILD/kernels/libloom_kernels.a" "$BUILD/common/libloom_common.a" \
+    -o "$BUILD/bin/gemm_f32_test"
+  run "$BUILD/bin/gemm_f32_test" --gtest_brief=1
+  echo "cross_build: $ARCH: gemm_f32_test passes under $QEMU"
+else
+  echo "cross_build: $ARCH: no googletest sources in $GTEST_SRC, gemm_f32_test not run"
+fi
 if [[ -n "$PLAN" ]]; then
   run "$LOOM" run "$PLAN" --random
   echo "cross_build: $ARCH: loom run $PLAN --random OK"

@@ -1,11 +1,12 @@
 // `loom bench MODEL.plan [--threads N] [--iters K] [--warmup W] [--seed S] [--json]
 //                        [--device D ...] [--allow-cpu-fallback] [--write-timing-cache FILE]`
 // Binds seeded random inputs, runs W warm-up iterations, then times K runs
-// with steady_clock and reports min / median / p90 / p99 / mean in ms, and
-// the plan's arena and constants sizes. --write-timing-cache profiles the
-// timed runs and writes each CPU node's median time by signature
-// (common/timing_cache.h) for `loom build --timing-cache`; nodes placed on a
-// device are left out (a plan with such nodes needs its device to run).
+// with steady_clock and reports min / median / p90 / p99 / mean in ms, the
+// plan's arena and constants sizes, and the fp32 GEMM path (LOOM_CPU_ISA).
+// --write-timing-cache profiles the timed runs and writes each CPU node's
+// median time by signature (common/timing_cache.h) for `loom build
+// --timing-cache`; nodes placed on a device are left out (a plan with such
+// nodes needs its device to run).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <numeric>
 
 #include "common/timing_cache.h"
+#include "kernels/cpu/nn/gemm_f32_isa.h"
 #include "tools/loom/cli_util.h"
 #include "tools/loom/commands.h"
 #include "tools/loom/device_options.h"
@@ -128,7 +130,8 @@ int Bench(const BenchOptions& o) {
         .NumberField("mean_ms", mean)
         .NumberField("max_ms", sorted.back())
         .IntField("arena_bytes", static_cast<int64_t>(engine->info().arena_bytes))
-        .IntField("constants_bytes", static_cast<int64_t>(engine->info().constants_bytes));
+        .IntField("constants_bytes", static_cast<int64_t>(engine->info().constants_bytes))
+        .Field("fp32_gemm_isa", nn::ActiveGemmF32Isa().name);
     if (!o.timing_cache.empty()) j.Field("timing_cache", o.timing_cache).IntField("timing_cache_nodes", cpu_nodes);
     j.EndObject();
     std::fputs(j.str().c_str(), stdout);
@@ -140,6 +143,8 @@ int Bench(const BenchOptions& o) {
                 FormatMs(Percentile(sorted, 99)).c_str(), FormatMs(mean).c_str());
     std::printf("  arena %s  constants %s\n", FormatBytes(engine->info().arena_bytes).c_str(),
                 FormatBytes(engine->info().constants_bytes).c_str());
+    const nn::GemmF32Isa& isa = nn::ActiveGemmF32Isa();
+    std::printf("  fp32 gemm path %s (%dx%d tile; LOOM_CPU_ISA forces one)\n", isa.name, isa.mr, isa.nr);
     if (!o.timing_cache.empty()) {
       const size_t skipped = engine->nodes().size() - static_cast<size_t>(cpu_nodes);
       std::printf("  timing cache %s: %d CPU node%s", o.timing_cache.c_str(), cpu_nodes, cpu_nodes == 1 ? "" : "s");

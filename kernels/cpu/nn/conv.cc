@@ -8,9 +8,9 @@
 //              row over a zero-padded copy of the input plane (per-thread
 //              scratch), all taps fused (unrolled for 3x3 and 5x5).
 //   im2col     everything else: GEMM with an implicit im2col. X is copied into
-//              a zero-padded buffer once per (image, group) so the GEMM's B
-//              packer is a branch-free gather: element (k, n) of the virtual
-//              column matrix is padded[tap_offset[k] + column_offset[n]], and
+//              a zero-padded buffer once per (image, group) so the GEMM
+//              packs B with a branch-free gather: element (k, n) of the
+//              virtual column matrix is padded[tap_offset[k] + column_offset[n]],
 //              a contiguous copy when the panel's columns are adjacent.
 // Constant weights are packed once in Prepare. float64 uses an explicit
 // im2col buffer and the plain double GEMM.
@@ -127,7 +127,7 @@ class ConvKernel final : public Kernel {
   std::vector<PackedMatrixF32> packed_w_;  // per group, when W is constant
   // im2col path: padded dims (= input dims without padding) and offsets.
   int64_t padded_[kMaxSpatialRank] = {1, 1, 1};
-  size_t padded_bytes_ = 0;  // 0 when no padding copy is needed
+  size_t padded_bytes_ = 0;             // 0 when no padding copy is needed
   std::vector<int32_t> tap_offset_;     // k_ entries
   std::vector<int32_t> column_offset_;  // out size entries
   // depthwise path: floats of one zero-padded input plane per thread (0 without padding).
@@ -279,31 +279,9 @@ void ConvKernel::RunF32(const KernelArgs& args) const {
         PadInput(xg, padded, args.pool);
         src = padded;
       }
-      const int32_t* taps = tap_offset_.data();
-      const int32_t* cols = column_offset_.data();
-      auto pack = [src, taps, cols](int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
-        for (int64_t q = 0; q < nc; q += kGemmNr, dst += kc * kGemmNr) {
-          const int32_t* base = cols + n0 + q;
-          const int64_t width = std::min<int64_t>(kGemmNr, nc - q);
-          if (width == kGemmNr && base[kGemmNr - 1] - base[0] == kGemmNr - 1) {
-            for (int64_t kk = 0; kk < kc; ++kk) {
-              const float* s = src + taps[k0 + kk] + base[0];
-              float* d = dst + kk * kGemmNr;
-              for (int j = 0; j < kGemmNr; ++j) d[j] = s[j];
-            }
-          } else {
-            for (int64_t kk = 0; kk < kc; ++kk) {
-              const float* s = src + taps[k0 + kk];
-              float* d = dst + kk * kGemmNr;
-              int64_t j = 0;
-              for (; j < width; ++j) d[j] = s[base[j]];
-              for (; j < kGemmNr; ++j) d[j] = 0.f;
-            }
-          }
-        }
-      };
-      GemmPackBFn pack_fn = pack;
-      p.pack_b = &pack_fn;
+      p.b = src;
+      p.b_k_offset = tap_offset_.data();
+      p.b_n_offset = column_offset_.data();
       GemmF32(p, gemm_scratch, args.pool);
     }
   }

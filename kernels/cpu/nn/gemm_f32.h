@@ -9,17 +9,19 @@
 //       for each MC-row block of C
 //         pack A(mc x kc) into MR-tall panels    (kept in L2)
 //         for each NR panel, for each MR panel: micro-kernel
-// The micro-kernel keeps an MR x NR tile of C in registers and walks K with
-// plain fixed-size loops that GCC vectorizes at -O3 without -march flags.
-// Edges are handled by zero-padded packing; partial tiles are stored through
-// the same epilogue. Alpha, beta, a per-row or per-column bias and the fused
-// activation are applied while a tile is stored, so C is written once per K
-// block and finished while hot.
+// The micro-kernel keeps an MR x NR tile of C in vector registers; MR, NR,
+// the micro-kernel and the packers come from the instruction-set path the
+// process runs (gemm_f32_isa.h: generic, AVX2+FMA, AVX-512F or NEON, chosen
+// at run time; LOOM_CPU_ISA forces one). Edges are handled by zero-padded
+// packing; partial tiles are stored through the same epilogue. Alpha, beta, a
+// per-row or per-column bias and the fused activation are applied while a
+// tile is stored, so C is written once per K block and finished while hot.
 //
 // Operands can be packed once ahead of time (PackedMatrixF32: constant
-// weights) or packed on the fly; B can also come from a caller-supplied packer
-// (Conv's implicit im2col). Work is split over row and column ranges of C with
-// ParallelFor; each thread packs into its own slice of the scratch buffer.
+// weights, laid out for the path that packed them) or packed on the fly; B
+// can also be gathered through offset tables (Conv's implicit im2col). Work is
+// split over row and column ranges of C with ParallelFor; each thread packs
+// into its own slice of the scratch buffer.
 #pragma once
 
 #include <cstddef>
@@ -28,28 +30,31 @@
 
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
+#include "kernels/cpu/nn/gemm_f32_isa.h"
 
 namespace loom {
 namespace nn {
 
-constexpr int kGemmMr = 4;            // rows of the register tile
-constexpr int kGemmNr = 8;            // columns of the register tile
-constexpr int64_t kGemmKc = 256;      // depth of a packed block
-constexpr int64_t kGemmMc = 128;      // rows of a packed A block (multiple of kGemmMr)
-constexpr int64_t kGemmNc = 1024;     // columns of a packed B block (multiple of kGemmNr)
+constexpr int64_t kGemmKc = 256;   // depth of a packed block
+constexpr int64_t kGemmMc = 128;   // rows of a packed A block (rounded down to a multiple of MR)
+constexpr int64_t kGemmNc = 1024;  // columns of a packed B block (rounded down to a multiple of NR)
 
-// A matrix packed once into the panel layout the micro-kernel reads.
+// A matrix packed once into the panel layout the micro-kernel of one path
+// reads (64-byte aligned).
 // Role A: for each KC block, ceil(rows/MR) panels of kc x MR values.
 // Role B: for each KC block, ceil(cols/NR) panels of kc x NR values.
 class PackedMatrixF32 {
  public:
-  // Packs op(src) where src is row-major with leading dimension ld and
-  // op(src) is rows x cols (rows = M, cols = K for role A; rows = K, cols = N
-  // for role B); `trans` means src holds the transpose.
-  void PackA(const float* src, int64_t ld, bool trans, int64_t m, int64_t k);
-  void PackB(const float* src, int64_t ld, bool trans, int64_t k, int64_t n);
+  // Packs op(src) for `isa` where src is row-major with leading dimension ld
+  // and op(src) is rows x cols (rows = M, cols = K for role A; rows = K,
+  // cols = N for role B); `trans` means src holds the transpose.
+  void PackA(const float* src, int64_t ld, bool trans, int64_t m, int64_t k,
+             const GemmF32Isa& isa = ActiveGemmF32Isa());
+  void PackB(const float* src, int64_t ld, bool trans, int64_t k, int64_t n,
+             const GemmF32Isa& isa = ActiveGemmF32Isa());
 
-  bool empty() const { return data_.empty() && rows_ == 0 && cols_ == 0; }
+  bool empty() const { return isa_ == nullptr; }
+  const GemmF32Isa* isa() const { return isa_; }
   int64_t rows() const { return rows_; }
   int64_t cols() const { return cols_; }
   // Start of the packed block for KC block starting at k0 and the panel that
@@ -58,15 +63,11 @@ class PackedMatrixF32 {
   const float* BlockB(int64_t k0, int64_t col) const;
 
  private:
-  std::vector<float> data_;
+  std::vector<float> data_;  // used from its first 64-byte boundary
+  const GemmF32Isa* isa_ = nullptr;
   int64_t rows_ = 0, cols_ = 0;
   int64_t padded_ = 0;  // M rounded up to MR (A) or N rounded up to NR (B)
 };
-
-// Packs B(k0..k0+kc, n0..n0+nc) into ceil(nc/NR) panels of kc x NR floats,
-// panel p at dst + p*kc*NR, element (k, n) at [(k-k0)*NR + (n-n0)%NR];
-// columns past nc in the last panel must be written as zeros.
-using GemmPackBFn = FunctionRef<void(int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst)>;
 
 struct GemmF32Params {
   int64_t m = 0, n = 0, k = 0;
@@ -79,12 +80,15 @@ struct GemmF32Params {
   bool trans_a = false;
   const PackedMatrixF32* packed_a = nullptr;
 
-  // B: exactly one of `b` (+ldb, trans_b), packed_b or pack_b.
+  // B: exactly one of `b` (+ldb, trans_b), `b` gathered (+b_k_offset,
+  // b_n_offset: op(B)(k, n) = b[b_k_offset[k] + b_n_offset[n]], n_offset
+  // strictly increasing; Conv's implicit im2col) or packed_b.
   const float* b = nullptr;
   int64_t ldb = 0;
   bool trans_b = false;
+  const int32_t* b_k_offset = nullptr;
+  const int32_t* b_n_offset = nullptr;
   const PackedMatrixF32* packed_b = nullptr;
-  const GemmPackBFn* pack_b = nullptr;
 
   float* c = nullptr;
   int64_t ldc = 0;
@@ -93,6 +97,10 @@ struct GemmF32Params {
   const float* row_bias = nullptr;
   const float* col_bias = nullptr;
   Activation act;
+
+  // The instruction-set path (null: ActiveGemmF32Isa()). Packed operands
+  // must have been packed for it.
+  const GemmF32Isa* isa = nullptr;
 };
 
 // Scratch bytes GemmF32 needs for `params`-like problems with up to

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/common/thread_pool.h"
@@ -24,37 +26,64 @@ std::vector<float> Random(size_t n, uint32_t seed) {
   return v;
 }
 
+std::string IsaName(const ::testing::TestParamInfo<const GemmF32Isa*>& info) { return info.param->name; }
+
+// Every GEMM test runs once per path this CPU supports (gemm_f32_isa.h),
+// forced through GemmF32Params::isa and PackedMatrixF32's isa argument.
+class GemmF32Test : public ::testing::TestWithParam<const GemmF32Isa*> {
+ protected:
+  const GemmF32Isa& isa() const { return *GetParam(); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Isas, GemmF32Test, ::testing::ValuesIn(SupportedGemmF32Isas()), IsaName);
+
 struct Case {
   int64_t m, n, k;
   bool ta, tb;
   float alpha, beta;
 };
 
-// Naive C = alpha*op(A)*op(B) + beta*C + bias, in double.
+enum class Source { kPlain, kPacked, kGather };
+
+struct Epilogue {
+  bool row_bias = false, col_bias = false;
+  Activation act;
+};
+
+// C = act(alpha*op(A)*op(B) + beta*C + bias) with the products summed in
+// double; `bound` gets, per element, the sum of the absolute values of every
+// term (the scale of its rounding error).
 std::vector<float> Reference(const Case& c, const std::vector<float>& a, const std::vector<float>& b,
-                             const std::vector<float>& c0, const float* row_bias, const float* col_bias) {
+                             const std::vector<float>& c0, const float* row_bias, const float* col_bias,
+                             const Activation& act, std::vector<double>* bound) {
   std::vector<float> out(c.m * c.n);
+  bound->assign(out.size(), 0.0);
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t j = 0; j < c.n; ++j) {
-      double s = 0;
+      double s = 0, abs_s = 0;
       for (int64_t k = 0; k < c.k; ++k) {
         const double av = c.ta ? a[k * c.m + i] : a[i * c.k + k];
         const double bv = c.tb ? b[j * c.k + k] : b[k * c.n + j];
         s += av * bv;
+        abs_s += std::fabs(av * bv);
       }
-      double v = c.alpha * s + (c.beta == 0 ? 0.0 : c.beta * c0[i * c.n + j]);
-      if (row_bias) v += row_bias[i];
-      if (col_bias) v += col_bias[j];
+      const double cterm = c.beta == 0 ? 0.0 : c.beta * c0[i * c.n + j];
+      double v = c.alpha * s + cterm;
+      double abs_v = std::fabs(c.alpha) * abs_s + std::fabs(cterm);
+      if (row_bias) v += row_bias[i], abs_v += std::fabs(row_bias[i]);
+      if (col_bias) v += col_bias[j], abs_v += std::fabs(col_bias[j]);
       out[i * c.n + j] = static_cast<float>(v);
+      (*bound)[i * c.n + j] = abs_v;
     }
+  for (int64_t i = 0; i < c.m; ++i) ApplyActivation(act, out.data() + i * c.n, c.n);
   return out;
 }
 
-enum class Source { kPlain, kPacked, kCallback };
-
-void RunCase(const Case& c, int threads, Source source, bool bias) {
-  SCOPED_TRACE(::testing::Message() << c.m << "x" << c.n << "x" << c.k << " ta=" << c.ta << " tb=" << c.tb
-                                  << " threads=" << threads << " source=" << static_cast<int>(source));
+void RunCase(const GemmF32Isa& isa, const Case& c, int threads, Source source, const Epilogue& e) {
+  SCOPED_TRACE(::testing::Message() << isa.name << " " << c.m << "x" << c.n << "x" << c.k << " ta=" << c.ta << " tb="
+                                    << c.tb << " alpha=" << c.alpha << " beta=" << c.beta << " threads=" << threads
+                                    << " source=" << static_cast<int>(source) << " row_bias=" << e.row_bias
+                                    << " col_bias=" << e.col_bias << " act=" << static_cast<int>(e.act.kind));
   const auto a = Random(c.m * c.k, 1), b = Random(c.k * c.n, 2), c0 = Random(c.m * c.n, 3);
   const auto rb = Random(c.m, 4), cb = Random(c.n, 5);
   std::vector<float> out = c0;
@@ -64,62 +93,132 @@ void RunCase(const Case& c, int threads, Source source, bool bias) {
   p.k = c.k;
   p.alpha = c.alpha;
   p.beta = c.beta;
+  p.isa = &isa;
   const int64_t lda = c.ta ? c.m : c.k, ldb = c.tb ? c.k : c.n;
   PackedMatrixF32 pa, pb;
-  // Plain B read through a callback that packs like the core does.
-  auto pack_lambda = [&](int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
-    for (int64_t q = 0; q < nc; q += kGemmNr)
-      for (int64_t kk = 0; kk < kc; ++kk)
-        for (int j = 0; j < kGemmNr; ++j) {
-          const int64_t col = n0 + q + j, row = k0 + kk;
-          dst[q * kc + kk * kGemmNr + j] =
-              q + j < nc ? (c.tb ? b[col * c.k + row] : b[row * c.n + col]) : 0.f;
-        }
-  };
-  GemmPackBFn pack_fn = pack_lambda;
+  // The gathered source: op(B) copied into rows of `width`-column groups with
+  // gaps (as a convolution's output rows over a padded input), columns `step`
+  // apart (a strided convolution), so panels hold one run, a few runs or many.
+  const int64_t width = 1 + c.n % 37, step = c.tb ? 2 : 1;
+  const int64_t row = (c.n / width + 1) * (width + 2) * step;
+  std::vector<float> gathered(c.k * row);
+  std::vector<int32_t> k_offset(c.k), n_offset(c.n);
+  for (int64_t j = 0; j < c.n; ++j) n_offset[j] = static_cast<int32_t>(((j / width) * (width + 2) + j % width) * step);
+  for (int64_t kk = 0; kk < c.k; ++kk) {
+    k_offset[kk] = static_cast<int32_t>(kk * row);
+    for (int64_t j = 0; j < c.n; ++j) gathered[kk * row + n_offset[j]] = c.tb ? b[j * c.k + kk] : b[kk * c.n + j];
+  }
   if (source == Source::kPacked) {
-    pa.PackA(a.data(), lda, c.ta, c.m, c.k);
-    pb.PackB(b.data(), ldb, c.tb, c.k, c.n);
+    pa.PackA(a.data(), lda, c.ta, c.m, c.k, isa);
+    pb.PackB(b.data(), ldb, c.tb, c.k, c.n, isa);
     p.packed_a = &pa;
     p.packed_b = &pb;
   } else {
     p.a = a.data();
     p.lda = lda;
     p.trans_a = c.ta;
-    if (source == Source::kCallback) {
-      p.pack_b = &pack_fn;
+    p.b = source == Source::kGather ? gathered.data() : b.data();
+    if (source == Source::kGather) {
+      p.b_k_offset = k_offset.data();
+      p.b_n_offset = n_offset.data();
     } else {
-      p.b = b.data();
       p.ldb = ldb;
       p.trans_b = c.tb;
     }
   }
   p.c = out.data();
   p.ldc = c.n;
-  if (bias) {
-    p.row_bias = rb.data();
-    p.col_bias = cb.data();
-  }
+  p.row_bias = e.row_bias ? rb.data() : nullptr;
+  p.col_bias = e.col_bias ? cb.data() : nullptr;
+  p.act = e.act;
   StaticThreadPool pool(threads);
   std::vector<float> scratch(GemmF32ScratchBytes(threads) / sizeof(float));
   GemmF32(p, scratch.data(), threads > 1 ? &pool : nullptr);
-  const auto ref = Reference(c, a, b, c0, bias ? rb.data() : nullptr, bias ? cb.data() : nullptr);
+  std::vector<double> bound;
+  const auto ref = Reference(c, a, b, c0, p.row_bias, p.col_bias, e.act, &bound);
   ASSERT_EQ(out.size(), ref.size());
-  const double tol = 1e-5 * (c.k + 1);
-  for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(out[i], ref[i], tol) << "at " << i;
+  // FMA and blocking reorder the sums: allow a few ulps per sqrt(K) of the
+  // sum of absolute terms (a missing or doubled product is far outside).
+  const double rel = 2e-6 * std::sqrt(static_cast<double>(c.k + 1));
+  for (size_t i = 0; i < ref.size(); ++i)
+    ASSERT_NEAR(out[i], ref[i], rel * bound[i] + 1e-6) << "at row " << i / c.n << " column " << i % c.n;
 }
 
-TEST(GemmF32, MatchesReferenceOnEdgeShapes) {
+TEST_P(GemmF32Test, MatchesReferenceOnEdgeShapes) {
   const std::vector<Case> cases = {
-      {1, 1, 1, false, false, 1.f, 0.f},     {3, 5, 7, false, false, 1.f, 0.f},
-      {4, 8, 16, false, false, 1.f, 1.f},    {17, 13, 300, true, false, 0.5f, 2.f},
-      {33, 70, 9, false, true, -1.f, 0.f},   {5, 1100, 20, true, true, 1.f, 0.25f},
+      {1, 1, 1, false, false, 1.f, 0.f},     {3, 5, 7, false, false, 1.f, 0.f},   {4, 8, 16, false, false, 1.f, 1.f},
+      {17, 13, 300, true, false, 0.5f, 2.f}, {33, 70, 9, false, true, -1.f, 0.f}, {5, 1100, 20, true, true, 1.f, 0.25f},
       {131, 9, 513, false, false, 1.f, 0.f}, {64, 200, 64, true, true, 2.f, 1.f},
   };
+  Epilogue bias;
+  bias.row_bias = bias.col_bias = true;
   for (const Case& c : cases)
     for (int threads : {1, 2})
-      for (Source s : {Source::kPlain, Source::kPacked, Source::kCallback})
-        for (bool bias : {false, true}) RunCase(c, threads, s, bias);
+      for (Source s : {Source::kPlain, Source::kPacked, Source::kGather})
+        for (const Epilogue& e : {Epilogue(), bias}) RunCase(isa(), c, threads, s, e);
+}
+
+// Shapes around the path's MR, NR and the KC / MC / NC blocks, and random
+// shapes up to a few hundred, with random transposes, alpha, beta, biases,
+// activations, operand sources and thread counts.
+TEST_P(GemmF32Test, MatchesReferenceOnRandomShapes) {
+  std::mt19937 gen(1234);
+  auto pick = [&](std::initializer_list<int64_t> values) { return values.begin()[gen() % values.size()]; };
+  auto dim = [&](int64_t tile) {
+    switch (gen() % 4) {
+      case 0:
+        return static_cast<int64_t>(1 + gen() % 8);
+      case 1:
+        return std::max<int64_t>(1, tile * (1 + gen() % 4) + pick({-1, 0, 1}));
+      case 2:
+        return pick({kGemmKc - 1, kGemmKc, kGemmKc + 1, kGemmMc + 3, 2 * kGemmKc + 5});
+      default:
+        return static_cast<int64_t>(1 + gen() % 300);
+    }
+  };
+  const ActivationKind kinds[] = {ActivationKind::kNone,      ActivationKind::kRelu,    ActivationKind::kClip,
+                                  ActivationKind::kLeakyRelu, ActivationKind::kSigmoid, ActivationKind::kHardSigmoid,
+                                  ActivationKind::kHardSwish, ActivationKind::kTanh};
+  for (int t = 0; t < 60; ++t) {
+    Case c;
+    c.m = dim(isa().mr);
+    c.n = dim(isa().nr);
+    c.k = dim(16);
+    c.ta = gen() % 2;
+    c.tb = gen() % 2;
+    c.alpha = static_cast<float>(pick({1, 1, -1, 2})) * (gen() % 2 ? 1.f : 0.5f);
+    c.beta = static_cast<float>(pick({0, 0, 1, 2})) * (gen() % 2 ? 1.f : 0.25f);
+    Epilogue e;
+    e.row_bias = gen() % 2;
+    e.col_bias = gen() % 2;
+    e.act.kind = kinds[gen() % 8];
+    e.act.min = -0.5f;
+    e.act.max = 0.75f;
+    e.act.alpha = e.act.kind == ActivationKind::kLeakyRelu ? 0.1f : 0.2f;
+    e.act.beta = 0.5f;
+    const Source source = static_cast<Source>(gen() % 3);
+    RunCase(isa(), c, 1 + static_cast<int>(gen() % 2), source, e);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(GemmF32, ActiveIsaIsSupportedAndFollowsTheEnvironment) {
+  const std::vector<const GemmF32Isa*> isas = SupportedGemmF32Isas();
+  ASSERT_FALSE(isas.empty());
+  EXPECT_STREQ(isas.front()->name, "generic");
+  const GemmF32Isa& active = ActiveGemmF32Isa();
+  EXPECT_NE(std::find(isas.begin(), isas.end(), &active), isas.end());
+  const char* forced = std::getenv("LOOM_CPU_ISA");
+  bool supported = false;
+  for (const GemmF32Isa* isa : isas) supported = supported || (forced && std::string(forced) == isa->name);
+  if (supported) {
+    EXPECT_STREQ(active.name, forced);
+  } else {
+    EXPECT_EQ(&active, isas.back()) << "without a supported LOOM_CPU_ISA the fastest path runs";
+  }
+  std::printf("GemmF32 paths:");
+  for (const GemmF32Isa* isa : isas) std::printf(" %s (%dx%d)", isa->name, isa->mr, isa->nr);
+  std::printf("; active: %s\n", active.name);
 }
 
 TEST(GemmF32, ZeroKScalesC) {
@@ -173,9 +272,9 @@ TEST(GemmF32, AppliesActivationOnStore) {
   p.act.max = 0.25f;
   std::vector<float> scratch(GemmF32ScratchBytes(1) / sizeof(float));
   GemmF32(p, scratch.data(), nullptr);
-  const auto ref = Reference({20, 10, 30, false, false, 1.f, 0.f}, a, b, c, nullptr, nullptr);
-  for (size_t i = 0; i < ref.size(); ++i)
-    ASSERT_NEAR(c[i], std::min(0.25f, std::max(-0.5f, ref[i])), 1e-4);
+  std::vector<double> bound;
+  const auto ref = Reference({20, 10, 30, false, false, 1.f, 0.f}, a, b, c, nullptr, nullptr, p.act, &bound);
+  for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(c[i], ref[i], 1e-4);
 }
 
 TEST(GemmF64, MatchesReference) {
@@ -214,25 +313,34 @@ double ThreadCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Throughput report (no assertion on speed: the machine is shared).
-TEST(GemmF32, Throughput) {
+// Throughput report per path (no assertion on speed: the machine is shared):
+// square products, two ResNet-18 3x3 convolutions (M = output channels,
+// N = output pixels, K = input channels x 9) and two MobileNet-v2 1x1 ones.
+TEST_P(GemmF32Test, Throughput) {
   // A measurement, not a check: opt in with LOOM_KERNEL_TIMINGS=1.
   if (!std::getenv("LOOM_KERNEL_TIMINGS")) GTEST_SKIP() << "set LOOM_KERNEL_TIMINGS=1 to print timings";
-  for (int64_t size : {256, 1024}) {
+  const int64_t shapes[][3] = {{256, 256, 256}, {1024, 1024, 1024}, {64, 3136, 576},
+                               {512, 49, 4608}, {144, 3136, 24},    {24, 3136, 144}};
+  for (const auto& shape : shapes) {
+    const int64_t m = shape[0], n = shape[1], k = shape[2];
     for (int threads : {1, 2}) {
-      const auto a = Random(size * size, 1), b = Random(size * size, 2);
-      std::vector<float> c(size * size);
+      const auto a = Random(m * k, 1), b = Random(k * n, 2);
+      std::vector<float> c(m * n);
       GemmF32Params p;
-      p.m = p.n = p.k = size;
+      p.m = m;
+      p.n = n;
+      p.k = k;
       p.a = a.data();
-      p.lda = size;
+      p.lda = k;
       p.b = b.data();
-      p.ldb = size;
+      p.ldb = n;
       p.c = c.data();
-      p.ldc = size;
+      p.ldc = n;
+      p.isa = &isa();
       StaticThreadPool pool(threads);
       std::vector<float> scratch(GemmF32ScratchBytes(threads) / sizeof(float));
-      const int reps = size == 256 ? 20 : 2;
+      const double flop = 2.0 * m * n * k;
+      const int reps = std::max(2, static_cast<int>(2e9 / flop));
       GemmF32(p, scratch.data(), threads > 1 ? &pool : nullptr);  // warm up
       // One thread: the thread's CPU time (robust on a busy machine); two: wall time.
       const auto t0 = std::chrono::steady_clock::now();
@@ -240,9 +348,9 @@ TEST(GemmF32, Throughput) {
       for (int r = 0; r < reps; ++r) GemmF32(p, scratch.data(), threads > 1 ? &pool : nullptr);
       const double s = threads == 1 ? ThreadCpuSeconds() - c0
                                     : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("GemmF32 %lldx%lldx%lld threads=%d: %.2f GFLOP/s (%s time)\n", static_cast<long long>(size),
-                  static_cast<long long>(size), static_cast<long long>(size), threads,
-                  2.0 * size * size * size * reps / s / 1e9, threads == 1 ? "cpu" : "wall");
+      std::printf("GemmF32 %s %lldx%lldx%lld threads=%d: %.2f GFLOP/s (%s time)\n", isa().name,
+                  static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), threads,
+                  flop * reps / s / 1e9, threads == 1 ? "cpu" : "wall");
     }
   }
 }
