@@ -111,6 +111,7 @@ assert j['iters'] == 5 and j['threads'] == 2
 assert 0 <= j['min_ms'] <= j['median_ms'] <= j['p90_ms'] <= j['p99_ms']
 assert j['mean_ms'] >= j['min_ms']
 assert j['arena_bytes'] > 0 and j['constants_bytes'] >= 0
+assert j['load_ms'] > 0 and j['first_run_ms'] > 0
 " "$WORK/out.txt" && pass "bench json fields" || fail "bench json fields"
 fi
 expect_ok "bench text" "$LOOM" bench "$PLAN" --iters 3

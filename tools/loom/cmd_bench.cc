@@ -3,6 +3,9 @@
 // Binds seeded random inputs, runs W warm-up iterations, then times K runs
 // with steady_clock and reports min / median / p90 / p99 / mean in ms, the
 // plan's arena and constants sizes, and the fp32 GEMM path (LOOM_CPU_ISA).
+// It also reports the start-up: the load (plan file to a context ready to
+// run: reading, verifying, weight packing, arena allocation) and the first
+// run (the first warm-up run, or the first timed run without warm-up).
 // --write-timing-cache profiles the timed runs and writes each CPU node's
 // median time by signature (common/timing_cache.h) for `loom build
 // --timing-cache`; nodes placed on a device are left out (a plan with such
@@ -74,7 +77,12 @@ TimingCache MakeTimingCache(const Engine& engine, const std::vector<std::vector<
   return cache;
 }
 
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 int Bench(const BenchOptions& o) {
+  const auto load_start = std::chrono::steady_clock::now();
   std::shared_ptr<const Engine> engine;
   Status s = LoadEngineOn(o.plan, o.device, &engine);
   if (!s.ok()) return ReportError(s);
@@ -84,6 +92,7 @@ int Bench(const BenchOptions& o) {
   context_options.profile = !o.timing_cache.empty();
   s = engine->CreateContext(context_options, &ctx);
   if (!s.ok()) return ReportError(s);
+  const double load_ms = MsSince(load_start);
   std::mt19937_64 rng(o.seed);
   std::vector<HostTensor> inputs;
   for (const TensorDesc& d : engine->inputs()) inputs.push_back(RandomTensor(d, &rng));
@@ -91,9 +100,12 @@ int Bench(const BenchOptions& o) {
     s = ctx->SetInput(engine->inputs()[i].name, inputs[i].data.data(), inputs[i].data.size());
     if (!s.ok()) return ReportError(s);
   }
+  double first_run_ms = -1;
   for (int i = 0; i < o.warmup; ++i) {
+    const auto start = std::chrono::steady_clock::now();
     s = ctx->Run();
     if (!s.ok()) return ReportError(s);
+    if (i == 0) first_run_ms = MsSince(start);
   }
   std::vector<double> ms;
   ms.reserve(static_cast<size_t>(o.iters));
@@ -106,6 +118,7 @@ int Bench(const BenchOptions& o) {
     ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     for (size_t n = 0; n < ctx->profile().size() && n < node_ms.size(); ++n) node_ms[n].push_back(ctx->profile()[n].ms);
   }
+  if (first_run_ms < 0) first_run_ms = ms.front();
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
   const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
@@ -129,6 +142,8 @@ int Bench(const BenchOptions& o) {
         .NumberField("p99_ms", Percentile(sorted, 99))
         .NumberField("mean_ms", mean)
         .NumberField("max_ms", sorted.back())
+        .NumberField("load_ms", load_ms)
+        .NumberField("first_run_ms", first_run_ms)
         .IntField("arena_bytes", static_cast<int64_t>(engine->info().arena_bytes))
         .IntField("constants_bytes", static_cast<int64_t>(engine->info().constants_bytes))
         .Field("fp32_gemm_isa", nn::ActiveGemmF32Isa().name);
@@ -141,6 +156,8 @@ int Bench(const BenchOptions& o) {
     std::printf("  min %s  median %s  p90 %s  p99 %s  mean %s\n", FormatMs(sorted.front()).c_str(),
                 FormatMs(median).c_str(), FormatMs(Percentile(sorted, 90)).c_str(),
                 FormatMs(Percentile(sorted, 99)).c_str(), FormatMs(mean).c_str());
+    std::printf("  load %s  first run %s (%.2fx the median)\n", FormatMs(load_ms).c_str(),
+                FormatMs(first_run_ms).c_str(), first_run_ms / median);
     std::printf("  arena %s  constants %s\n", FormatBytes(engine->info().arena_bytes).c_str(),
                 FormatBytes(engine->info().constants_bytes).c_str());
     const nn::GemmF32Isa& isa = nn::ActiveGemmF32Isa();
