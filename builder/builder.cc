@@ -8,6 +8,7 @@
 #include "builder/build_internal.h"
 #include "builder/build_log.h"
 #include "builder/exec/complete_shapes.h"
+#include "builder/graph_dump.h"
 #include "builder/ir/graph.h"
 #include "builder/memory/arena_plan.h"
 #include "builder/lower/insert_relayouts.h"
@@ -30,6 +31,8 @@
 #endif
 
 namespace loom {
+
+static_assert(kDefaultOptLevel == passes::kMaxOptLevel, "loom build -O3 is the pipeline's top level");
 
 namespace {
 
@@ -70,20 +73,31 @@ class Build {
     ctx_.notes = &report_->notes;
     pipeline_options_.opt_level = options_.opt_level;
     pipeline_options_.disabled = options_.disabled_passes;
+    pipeline_options_.after_pass = [this](passes::Phase phase, const std::string& pass, const ir::Graph& graph) {
+      return dumper_.Dump(std::string(passes::PhaseName(phase)) + "-" + pass, graph);
+    };
   }
 
   Status Run(const std::string& onnx_path, std::vector<uint8_t>* plan) {
     RETURN_IF_ERROR(pipeline_.CheckOptions(pipeline_options_));
+    RETURN_IF_ERROR(dumper_.Open(options_.dump_graph_dir));
     RETURN_IF_ERROR(Import(onnx_path));
+    RETURN_IF_ERROR(dumper_.Dump("import", graph_));
     RETURN_IF_ERROR(pipeline_.Run(passes::Phase::kGraph, pipeline_options_, ctx_, graph_, &report_->passes_applied));
-    if (options_.int8.enabled)
+    if (options_.int8.enabled) {
       RETURN_IF_ERROR(quantize::QuantizeInt8(&graph_, options_.int8, plan_writer::HashToHex(info_.file_hash), registry_,
                                              &report_->int8, &report_->notes));
+      RETURN_IF_ERROR(dumper_.Dump("quantize", graph_));
+    }
     RETURN_IF_ERROR(Place());
+    RETURN_IF_ERROR(dumper_.Dump("placement", graph_));
     RETURN_IF_ERROR(
         pipeline_.Run(passes::Phase::kPostPlacement, pipeline_options_, ctx_, graph_, &report_->passes_applied));
     RETURN_IF_ERROR(place::SelectKernels(&graph_, target_, registry_));
     RETURN_IF_ERROR(lower::InsertRelayouts(&graph_, target_, &relayouts_));
+    RETURN_IF_ERROR(dumper_.Dump("final", graph_));
+    report_->graph_dumps = dumper_.files();
+    RETURN_IF_ERROR(dumper_.RenderSvg(&report_->graph_svgs));
     return PlanMemoryAndWrite(plan);
   }
 
@@ -156,6 +170,7 @@ class Build {
   ir::Graph graph_;
   onnx_import::ModelInfo info_;
   int relayouts_ = 0;
+  GraphDumper dumper_;
 };
 
 }  // namespace
@@ -166,8 +181,9 @@ Status BuildPlanIn(const BuildEnvironment& env, const std::string& onnx_path, co
   if (report == nullptr) report = &local;
   *report = BuildReport();
   if (plan == nullptr) return Status::InvalidArgument("BuildPlan: no output buffer given");
-  if (options.opt_level < 0)
-    return Status::InvalidArgument("optimization level " + std::to_string(options.opt_level) + " must be >= 0");
+  if (options.opt_level < 0 || options.opt_level > kDefaultOptLevel)
+    return Status::InvalidArgument("optimization level " + std::to_string(options.opt_level) + " must be 0 to " +
+                                   std::to_string(kDefaultOptLevel));
   std::unique_ptr<place::Target> named;
   const place::Target* target = env.target;
   if (target == nullptr) {

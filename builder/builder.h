@@ -22,6 +22,8 @@
 
 namespace loom {
 
+constexpr int kDefaultOptLevel = 3;  // the highest -O level
+
 // `loom build --int8`: post-training quantization from calibration data
 // (builder/quantize/README.md).
 struct Int8Options {
@@ -38,8 +40,10 @@ struct Int8Options {
 struct BuildOptions {
   // Fixes symbolic (or overrides) input dims, like trtexec --shapes.
   std::map<std::string, Shape> input_shapes;
-  // 0: no optimization passes (only what correctness needs); 1: default.
-  int opt_level = 1;
+  // -O level (builder/passes/pipeline.h): 0 runs no optimization pass (only
+  // what correctness needs), 1 clean-ups, 2 standard fusions, 3 (default)
+  // pattern rewrites for speed.
+  int opt_level = kDefaultOptLevel;
   // Pass names to skip (see builder/passes/pipeline.cc).
   std::vector<std::string> disabled_passes;
   // What the plan is built for (builder/place/target.h): "cpu", "fpga16",
@@ -56,6 +60,9 @@ struct BuildOptions {
   // an interrupt each), but `loom run --profile` then shows every layer's
   // own counters.
   bool fpga_launch_per_node = false;
+  // `--dump-graph DIR`: the graph as DOT after import and after each stage
+  // (builder/graph_dump.h); empty: none.
+  std::string dump_graph_dir;
 };
 
 // What quantization did, per layer and per output (`--report`).
@@ -100,6 +107,8 @@ struct BuildReport {
   size_t constants_bytes = 0;
   size_t plan_bytes = 0;
   std::vector<std::string> passes_applied;  // "fold_constants: 12 nodes", ...
+  std::vector<std::string> graph_dumps;     // --dump-graph: the DOT files written, in order
+  int graph_svgs = 0;                       // and how many were rendered to SVG
   std::string target;                       // the target's name
   std::map<std::string, int> nodes_by_device;  // "cpu" -> 12
   Int8Report int8;

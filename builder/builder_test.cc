@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "builder/build_internal.h"
@@ -90,6 +92,48 @@ TEST(BuilderTest, FusesAndWritesAVerifiablePlan) {
   no_bn.disabled_passes = {"fuse_activation"};
   ASSERT_TRUE(BuildPlanWithRegistry(dir.File("m.onnx"), no_bn, r, &bytes, &report).ok());
   EXPECT_EQ(report.plan_nodes, 2);
+  // -O1 cleans up but does not fuse; -O2 fuses.
+  BuildOptions o1;
+  o1.opt_level = 1;
+  ASSERT_TRUE(BuildPlanWithRegistry(dir.File("m.onnx"), o1, r, &bytes, &report).ok());
+  EXPECT_EQ(report.plan_nodes, 3);
+  BuildOptions o2;
+  o2.opt_level = 2;
+  ASSERT_TRUE(BuildPlanWithRegistry(dir.File("m.onnx"), o2, r, &bytes, &report).ok());
+  EXPECT_EQ(report.plan_nodes, 1);
+}
+
+TEST(BuilderTest, DumpGraphWritesOneDotPerStage) {
+  TempDir dir;
+  KernelRegistry r = testing::MakeFakeRegistry();
+  BuildOptions options;
+  options.dump_graph_dir = dir.File("graphs/nested");
+  BuildReport report;
+  std::vector<uint8_t> bytes;
+  Status s = BuildPlanWithRegistry(ConvBnRelu().Save(dir.File("m.onnx")), options, r, &bytes, &report);
+  ASSERT_TRUE(s.ok()) << s.message();
+  // import, every pass that ran (8 graph, 2 pre-placement, 1 post-placement), placement, final.
+  ASSERT_EQ(report.graph_dumps.size(), 14u);
+  EXPECT_EQ(std::filesystem::path(report.graph_dumps.front()).filename(), "00-import.dot");
+  EXPECT_EQ(std::filesystem::path(report.graph_dumps[6]).filename(), "06-graph-fuse_conv_batchnorm.dot");
+  EXPECT_EQ(std::filesystem::path(report.graph_dumps.back()).filename(), "13-final.dot");
+  for (const std::string& f : report.graph_dumps) {
+    std::ifstream in(f);
+    std::string first;
+    std::getline(in, first);
+    EXPECT_EQ(first, "digraph loom {") << f;
+  }
+  std::ifstream final_dot(report.graph_dumps.back());
+  const std::string text((std::istreambuf_iterator<char>(final_dot)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("Conv+BatchNormalization+Relu"), std::string::npos) << text;
+  EXPECT_EQ(report.graph_svgs == 0 || report.graph_svgs == 14, true);
+
+  // A directory that cannot be made is an error naming it, before any work.
+  std::ofstream(dir.File("file")) << "x";
+  options.dump_graph_dir = dir.File("file");
+  s = BuildPlanWithRegistry(dir.File("m.onnx"), options, r, &bytes, &report);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("--dump-graph: cannot create directory"), std::string::npos) << s.message();
 }
 
 TEST(BuilderTest, UnsupportedOpAndKernelRefusals) {
@@ -116,6 +160,8 @@ TEST(BuilderTest, UnsupportedOpAndKernelRefusals) {
 
   BuildOptions bad;
   bad.opt_level = -1;
+  EXPECT_FALSE(BuildPlanWithRegistry(dir.File("a.onnx"), bad, r, &bytes, nullptr).ok());
+  bad.opt_level = 4;
   EXPECT_FALSE(BuildPlanWithRegistry(dir.File("a.onnx"), bad, r, &bytes, nullptr).ok());
 }
 

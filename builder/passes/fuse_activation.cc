@@ -90,6 +90,7 @@ class FuseActivation : public Pass {
  public:
   explicit FuseActivation(bool before_placement) : before_placement_(before_placement) {}
   const char* name() const override { return "fuse_activation"; }
+  int min_opt_level() const override { return 2; }
 
   Status Run(ir::Graph& g, PassContext& ctx, int* changes) override {
     ir::UseLists uses = g.BuildUseLists();

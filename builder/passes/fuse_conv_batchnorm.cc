@@ -30,6 +30,7 @@ bool OnlyFirstOutputUsed(const ir::Graph& g, const ir::Node& n, const ir::UseLis
 class FuseConvBatchNorm : public Pass {
  public:
   const char* name() const override { return "fuse_conv_batchnorm"; }
+  int min_opt_level() const override { return 2; }
 
   Status Run(ir::Graph& g, PassContext&, int* changes) override {
     ir::UseLists uses = g.BuildUseLists();

@@ -21,6 +21,7 @@ bool MulBy(const ir::Graph& g, const ir::Node& n, int id, double exact) {
 class FuseGelu : public Pass {
  public:
   const char* name() const override { return "fuse_gelu"; }
+  int min_opt_level() const override { return 3; }
 
   Status Run(ir::Graph& g, PassContext&, int* changes) override {
     const ir::UseLists uses = g.BuildUseLists();

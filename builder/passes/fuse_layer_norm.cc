@@ -34,6 +34,7 @@ bool LastAxisConst(const ir::Graph& g, int id, int64_t c) {
 class FuseLayerNorm : public Pass {
  public:
   const char* name() const override { return "fuse_layer_norm"; }
+  int min_opt_level() const override { return 3; }
 
   Status Run(ir::Graph& g, PassContext&, int* changes) override {
     const ir::UseLists uses = g.BuildUseLists();

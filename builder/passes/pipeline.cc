@@ -88,6 +88,7 @@ Status Pipeline::Run(Phase phase, const PipelineOptions& options, PassContext& c
     if (!s.ok()) return Status::Internal("pass " + name + " left an invalid graph: " + s.message());
     BuildLog().info("pass {}: {} nodes changed, {} nodes left", name, changes, graph.live_node_count());
     if (changes > 0) applied->push_back(name + ": " + std::to_string(changes) + " nodes");
+    if (options.after_pass) RETURN_IF_ERROR(options.after_pass(phase, name, graph));
   }
   return Status::Ok();
 }

@@ -14,6 +14,7 @@
 // `loom build --list-passes` prints it with each phase's passes.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,9 +33,18 @@ namespace passes {
 enum class Phase { kGraph, kPrePlacement, kPostPlacement };
 const char* PhaseName(Phase phase);  // "graph", "pre-placement", "post-placement"
 
+// -O levels: 0 runs only what correctness needs; 1 adds clean-ups (dead and
+// identity nodes, constant folding, QDQ folding); 2 adds the standard fusions
+// (BatchNormalization, activations, accelerator stems); 3 (the default) adds
+// the pattern rewrites for speed (layer norm, GELU, ...).
+constexpr int kMaxOptLevel = 3;
+
 struct PipelineOptions {
-  int opt_level = 1;
+  int opt_level = kMaxOptLevel;
   std::vector<std::string> disabled;  // pass names; an unknown name is an error
+  // Called after every pass that runs (changed the graph or not), e.g. to
+  // dump it; an error stops the build.
+  std::function<Status(Phase phase, const std::string& pass, const ir::Graph& graph)> after_pass;
 };
 
 struct PipelineEntry {

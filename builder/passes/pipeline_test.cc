@@ -72,7 +72,7 @@ TEST(PipelineTest, EachPhaseRunsOnlyItsPasses) {
   EXPECT_EQ(applied, (std::vector<std::string>{"fuse_activation: 1 nodes"}));
 }
 
-TEST(PipelineTest, AllPassesAtO1) {
+TEST(PipelineTest, AllPassesAtTheDefaultLevel) {
   testing::IrBuilder b = Sample();
   std::vector<std::string> applied;
   ASSERT_TRUE(RunDefault(b, {}, &applied).ok());

@@ -162,6 +162,7 @@ double FpgaMs(const ir::Graph& g, const PassContext& ctx, const ir::Node& node) 
 class SpaceToDepthStem : public Pass {
  public:
   const char* name() const override { return "space_to_depth_stem"; }
+  int min_opt_level() const override { return 2; }
 
   Status Run(ir::Graph& g, PassContext& ctx, int* changes) override {
     if (ctx.target == nullptr || !ctx.target->Has(Device::kFpga)) return Status::Ok();

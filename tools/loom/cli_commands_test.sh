@@ -166,6 +166,17 @@ PY
     "$LOOM" build "$M" -o "$WORK/x.plan" --target fpga16 --timing-cache "$WORK/bad.json"
   [[ -e "$WORK/x.plan" ]] && fail "a failed build leaves no plan" || pass "a failed build leaves no plan"
 
+  # -O levels and --dump-graph.
+  expect_ok "build -O0" "$LOOM" build "$M" -o "$WORK/o0.plan" -O0
+  grep -q "^passes:   eliminate_dead_nodes\|^passes:   none" "$WORK/out.txt" && pass "-O0 runs no optimization" \
+    || fail "-O0 runs no optimization: $(cat "$WORK/out.txt")"
+  expect_ok "build -O 2" "$LOOM" build "$M" -o "$WORK/o2.plan" -O 2
+  expect_error "build -O4" "-O 4: the optimization level must be 0, 1, 2 or 3" "$LOOM" build "$M" -o "$WORK/x.plan" -O4
+  expect_ok "build --dump-graph" "$LOOM" build "$M" -o "$WORK/dump.plan" --dump-graph "$WORK/graphs"
+  [[ -f "$WORK/graphs/00-import.dot" ]] && ls "$WORK/graphs" | grep -q -- "-final.dot$" \
+    && grep -q "^graphs:   .* DOT files in $WORK/graphs" "$WORK/out.txt" \
+    && pass "--dump-graph writes the stages" || fail "--dump-graph: $(ls "$WORK/graphs") $(cat "$WORK/out.txt")"
+
   # Measure the CPU plan's nodes, then build for fpga16 with those times.
   expect_ok "build --target cpu" "$LOOM" build "$M" -o "$WORK/cpu.plan"
   expect_ok "bench --write-timing-cache" "$LOOM" bench "$WORK/cpu.plan" --iters 5 --warmup 1 \

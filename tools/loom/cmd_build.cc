@@ -29,8 +29,9 @@ struct BuildArgs {
   std::string model;
   std::string output;
   std::vector<std::string> shapes;
-  int opt_level = 1;
+  int opt_level = kDefaultOptLevel;
   std::vector<std::string> disabled_passes;
+  std::string dump_graph;
   std::string target = "cpu";
   double clock_mhz = 0;
   std::string timing_cache;
@@ -130,6 +131,9 @@ void PrintSummary(const BuildArgs& args, const std::string& output, const BuildR
   std::printf("memory:   arena %s / lower bound %s (%.3fx), constants %s\n", HumanBytes(r.arena_bytes).c_str(),
               HumanBytes(r.arena_lower_bound_bytes).c_str(), over_bound, HumanBytes(r.constants_bytes).c_str());
   for (const std::string& note : r.notes) std::printf("note:     %s\n", note.c_str());
+  if (!r.graph_dumps.empty())
+    std::printf("graphs:   %zu DOT files in %s (%d rendered to SVG)\n", r.graph_dumps.size(), args.dump_graph.c_str(),
+                r.graph_svgs);
   std::printf("wrote:    %s (%s)\n", output.c_str(), HumanBytes(r.plan_bytes).c_str());
 }
 
@@ -165,11 +169,12 @@ int RunBuild(const BuildArgs& args, CLI::App* cmd) {
     PrintError("build: a model is required (loom build MODEL.onnx)");
     return 1;
   }
-  if (args.opt_level < 0 || args.opt_level > 1) {
-    PrintError("-O " + std::to_string(args.opt_level) + ": the optimization level must be 0 or 1");
+  if (args.opt_level < 0 || args.opt_level > kDefaultOptLevel) {
+    PrintError("-O " + std::to_string(args.opt_level) + ": the optimization level must be 0, 1, 2 or 3");
     return 1;
   }
   options.opt_level = args.opt_level;
+  options.dump_graph_dir = args.dump_graph;
   options.disabled_passes = args.disabled_passes;
   Status int8 = Int8FromArgs(args, cmd, &options.int8);
   if (!int8.ok()) {
@@ -226,7 +231,12 @@ void AddBuildCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--shape", args->shapes, "Static input shape NAME=1x3x224x224 (repeatable)")
       ->take_all()
       ->allow_extra_args(false);
-  cmd->add_option("-O", args->opt_level, "Optimization level: 0 (no optimization passes) or 1 (default)");
+  cmd->add_option("-O", args->opt_level,
+                  "Optimization level: 0 (no optimization passes), 1 (clean-ups), 2 (+ standard fusions), "
+                  "3 (+ pattern rewrites; default); -O2 or -O 2");
+  cmd->add_option("--dump-graph", args->dump_graph,
+                  "Write the graph as DOT after import and after each pass into DIR (and SVG when graphviz's dot "
+                  "is installed)");
   cmd->add_option("--disable-pass", args->disabled_passes, "Skip an optimization pass by name (repeatable)")
       ->allow_extra_args(false);
   cmd->add_flag("--fpga-launch-per-node", args->fpga_launch_per_node,
