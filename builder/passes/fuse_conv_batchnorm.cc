@@ -73,10 +73,12 @@ class FuseConvBatchNorm : public Pass {
     const float* src = w.data->as<float>();
     float* dst = reinterpret_cast<float*>(new_w->mutable_data());
     float* b = reinterpret_cast<float*>(new_b->mutable_data());
+    // In double, so each folded value is rounded to float once.
     for (int64_t c = 0; c < m; ++c) {
-      const float s = scale[c] / std::sqrt(var[c] + epsilon);
-      for (int64_t k = 0; k < per_channel; ++k) dst[c * per_channel + k] = src[c * per_channel + k] * s;
-      b[c] = ((conv_bias ? conv_bias[c] : 0.f) - mean[c]) * s + bias[c];
+      const double s = static_cast<double>(scale[c]) / std::sqrt(static_cast<double>(var[c]) + epsilon);
+      for (int64_t k = 0; k < per_channel; ++k)
+        dst[c * per_channel + k] = static_cast<float>(static_cast<double>(src[c * per_channel + k]) * s);
+      b[c] = static_cast<float>((static_cast<double>(conv_bias ? conv_bias[c] : 0.f) - mean[c]) * s + bias[c]);
     }
     const std::string base = conv->name.empty() ? bn.name : conv->name;
     const Shape w_shape = w.shape;
