@@ -129,11 +129,21 @@ Attributes DecodeAttributes(const AttributeList* list) {
 
 std::vector<uint8_t> SealPlan(const uint8_t* metadata, size_t metadata_bytes, const uint8_t* constants,
                               size_t constants_bytes, FormatVersion version) {
+  return SealPlan(
+      metadata, metadata_bytes, constants_bytes,
+      [&](uint8_t* dst) {
+        if (constants_bytes != 0) std::memcpy(dst, constants, constants_bytes);
+      },
+      version);
+}
+
+std::vector<uint8_t> SealPlan(const uint8_t* metadata, size_t metadata_bytes, size_t constants_bytes,
+                              const std::function<void(uint8_t* constants)>& write_constants, FormatVersion version) {
   const uint64_t metadata_offset = kPlanHeaderBytes;
   const uint64_t constants_offset = AlignPlanOffset(metadata_offset + metadata_bytes);
   std::vector<uint8_t> file(constants_offset + constants_bytes, 0);
   if (metadata_bytes != 0) std::memcpy(file.data() + metadata_offset, metadata, metadata_bytes);
-  if (constants_bytes != 0) std::memcpy(file.data() + constants_offset, constants, constants_bytes);
+  write_constants(file.data() + constants_offset);
   const plan::FileHeader header(
       fb::span<const uint8_t, 8>(reinterpret_cast<const uint8_t*>(kPlanMagic), 8), version.major, version.minor,
       static_cast<uint32_t>(kPlanHeaderBytes), metadata_offset, metadata_bytes,

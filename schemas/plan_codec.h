@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "common/attributes.h"
@@ -58,6 +59,12 @@ struct FormatVersion {
 // The complete plan file: header, metadata, constants (layout above).
 std::vector<uint8_t> SealPlan(const uint8_t* metadata, size_t metadata_bytes, const uint8_t* constants,
                               size_t constants_bytes, FormatVersion version = {});
+// Same, with the constants section written in place by `write_constants`
+// (handed the section's start, zero-filled, `constants_bytes` long), so a
+// writer never holds a second copy of every constant.
+std::vector<uint8_t> SealPlan(const uint8_t* metadata, size_t metadata_bytes, size_t constants_bytes,
+                              const std::function<void(uint8_t* constants)>& write_constants,
+                              FormatVersion version = {});
 
 inline plan::DType ToPlan(DType v) { return static_cast<plan::DType>(v); }
 inline plan::Layout ToPlan(Layout v) { return static_cast<plan::Layout>(v); }

@@ -42,6 +42,7 @@ class Buffer {
 
  private:
   Buffer() = default;
+  static uint8_t* AllocateBytes(size_t capacity);
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };

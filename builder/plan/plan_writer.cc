@@ -43,12 +43,15 @@ class Writer {
     }
     auto root = plan::CreatePlanDirect(b_, kPlanFormatMajor, kPlanFormatMinor, info.producer.c_str(),
                                        info.model_hash.c_str(), info.model_producer.c_str(), &tensors, &nodes,
-                                       &inputs, &outputs, arena_.arena_bytes, constants_.size(),
+                                       &inputs, &outputs, arena_.arena_bytes, constants_bytes_,
                                        info.accelerator_fingerprint.c_str(), &boundaries, info.target.c_str(),
                                        static_cast<float>(info.clock_mhz), arena_.lower_bound_bytes);
     plan::FinishPlanBuffer(b_, root);
-    out->bytes = plan_codec::SealPlan(b_.GetBufferPointer(), b_.GetSize(), constants_.data(), constants_.size());
-    out->constants_bytes = constants_.size();
+    out->bytes = plan_codec::SealPlan(b_.GetBufferPointer(), b_.GetSize(), constants_bytes_, [&](uint8_t* dst) {
+      for (const auto& [data, offset] : constant_offsets_)
+        if (data->size()) std::memcpy(dst + offset, data->data(), data->size());
+    });
+    out->constants_bytes = constants_bytes_;
     out->metadata_bytes = b_.GetSize();
     return Status::Ok();
   }
@@ -66,9 +69,8 @@ class Writer {
   uint64_t PlaceConstant(const ir::Buffer& data) {
     auto it = constant_offsets_.find(&data);
     if (it != constant_offsets_.end()) return it->second;
-    const uint64_t offset = plan_codec::AlignPlanOffset(constants_.size());
-    constants_.resize(offset + data.size(), 0);
-    if (data.size()) std::memcpy(constants_.data() + offset, data.data(), data.size());
+    const uint64_t offset = plan_codec::AlignPlanOffset(constants_bytes_);
+    constants_bytes_ = offset + data.size();
     constant_offsets_[&data] = offset;
     return offset;
   }
@@ -121,7 +123,7 @@ class Writer {
   fb::FlatBufferBuilder b_{1 << 16};
   std::unordered_map<int, int32_t> index_;
   std::vector<int> order_;
-  std::vector<uint8_t> constants_;
+  uint64_t constants_bytes_ = 0;  // the constants section: each constant at its offset, zeros between
   std::unordered_map<const ir::Buffer*, uint64_t> constant_offsets_;
 };
 
