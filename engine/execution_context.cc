@@ -5,6 +5,7 @@
 // changed, then calls each kernel, so it never touches the heap on success.
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <utility>
 
@@ -137,6 +138,9 @@ Status Engine::CreateContext(const ContextOptions& options, std::unique_ptr<Exec
   RETURN_IF_ERROR(ChooseAllocator(*impl_, options, &allocator));
   RETURN_IF_ERROR(impl->arena.Allocate(allocator, impl_->arena_bytes, impl_->arena_space));
   RETURN_IF_ERROR(impl->scratch.Allocate(impl_->ScratchBytes(options.num_threads), "kernel scratch memory"));
+  // Touch host memory once now, so that the first run does not pay its page faults.
+  if (impl->arena.block().space == MemorySpace::kHost) std::memset(impl->arena.data(), 0, impl->arena.block().bytes);
+  std::memset(impl->scratch.data(), 0, impl->scratch.size());
   try {
     impl->pool = std::make_unique<StaticThreadPool>(options.num_threads);
   } catch (const std::exception& e) {
