@@ -1,6 +1,7 @@
 #include "builder/memory/memory_planner.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -58,30 +59,29 @@ Status LinearMemoryPlanner::Plan() {
   return Status::Ok();
 }
 
-Status GreedyMemoryPlanner::Plan() {
-  const size_t n = buffers_.size();
-  offsets_.assign(n, 0);
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const Buffer& x = buffers_[static_cast<size_t>(a)];
-    const Buffer& y = buffers_[static_cast<size_t>(b)];
-    if (x.size != y.size) return x.size > y.size;
-    return x.first_used < y.first_used;
-  });
+namespace {
+
+// Places the buffers in `order`, each at the lowest-waste spot: the smallest
+// gap between placed lifetime-overlapping buffers that holds it, else on top.
+// Returns the arena size.
+template <typename Buffer, typename Overlap>
+size_t PlaceInOrder(const std::vector<Buffer>& buffers, const std::vector<int>& order, Overlap overlap,
+                    std::vector<size_t>* offsets) {
+  offsets->assign(buffers.size(), 0);
   std::vector<int> placed;  // kept sorted by offset
-  placed.reserve(n);
+  placed.reserve(buffers.size());
+  size_t top = 0;
   for (int b : order) {
-    const Buffer& buf = buffers_[static_cast<size_t>(b)];
+    const Buffer& buf = buffers[static_cast<size_t>(b)];
     size_t best_offset = 0;
     size_t best_gap = std::numeric_limits<size_t>::max();
     bool found = false;
     size_t cursor = 0;  // lowest free address among the overlapping buffers seen so far
     if (buf.size > 0) {
       for (int p : placed) {
-        const Buffer& other = buffers_[static_cast<size_t>(p)];
-        if (other.size == 0 || !LifetimesOverlap(buf, other)) continue;
-        const size_t start = offsets_[static_cast<size_t>(p)];
+        const Buffer& other = buffers[static_cast<size_t>(p)];
+        if (other.size == 0 || !overlap(buf, other)) continue;
+        const size_t start = (*offsets)[static_cast<size_t>(p)];
         if (start > cursor) {
           const size_t gap = start - cursor;
           if (gap >= buf.size && gap < best_gap) {
@@ -93,10 +93,65 @@ Status GreedyMemoryPlanner::Plan() {
         cursor = std::max(cursor, start + other.size);
       }
     }
-    offsets_[static_cast<size_t>(b)] = found ? best_offset : cursor;
-    auto pos = std::upper_bound(placed.begin(), placed.end(), offsets_[static_cast<size_t>(b)],
-                                [&](size_t off, int p) { return off < offsets_[static_cast<size_t>(p)]; });
+    const size_t offset = found ? best_offset : cursor;
+    (*offsets)[static_cast<size_t>(b)] = offset;
+    top = std::max(top, offset + buf.size);
+    auto pos = std::upper_bound(placed.begin(), placed.end(), offset,
+                                [&](size_t off, int p) { return off < (*offsets)[static_cast<size_t>(p)]; });
     placed.insert(pos, b);
+  }
+  return top;
+}
+
+}  // namespace
+
+Status GreedyMemoryPlanner::Plan() {
+  const size_t n = buffers_.size();
+  auto length = [&](int i) {
+    const Buffer& b = buffers_[static_cast<size_t>(i)];
+    return static_cast<size_t>(b.last_used - b.first_used + 1);
+  };
+  // Greedy placement is sensitive to the order; a few classic orders are
+  // tried and the smallest arena kept (ties go to the earlier order).
+  using Less = std::function<bool(int, int)>;
+  const Less orders[] = {
+      // Largest first, earlier first among equals.
+      [&](int a, int b) {
+        const Buffer& x = buffers_[static_cast<size_t>(a)];
+        const Buffer& y = buffers_[static_cast<size_t>(b)];
+        if (x.size != y.size) return x.size > y.size;
+        return x.first_used < y.first_used;
+      },
+      // Largest first, longest-lived first among equals.
+      [&](int a, int b) {
+        const Buffer& x = buffers_[static_cast<size_t>(a)];
+        const Buffer& y = buffers_[static_cast<size_t>(b)];
+        if (x.size != y.size) return x.size > y.size;
+        return length(a) > length(b);
+      },
+      // Longest-lived first, then largest.
+      [&](int a, int b) {
+        if (length(a) != length(b)) return length(a) > length(b);
+        return buffers_[static_cast<size_t>(a)].size > buffers_[static_cast<size_t>(b)].size;
+      },
+      // Largest area (bytes x steps) first.
+      [&](int a, int b) {
+        return buffers_[static_cast<size_t>(a)].size * length(a) > buffers_[static_cast<size_t>(b)].size * length(b);
+      },
+  };
+  const size_t bound = GetLowerBound();
+  size_t best = std::numeric_limits<size_t>::max();
+  std::vector<size_t> offsets;
+  for (const Less& less : orders) {
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), less);
+    const size_t top = PlaceInOrder(buffers_, order, LifetimesOverlap, &offsets);
+    if (top < best) {
+      best = top;
+      offsets_ = offsets;
+    }
+    if (best == bound) break;
   }
   return Status::Ok();
 }

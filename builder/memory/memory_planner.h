@@ -49,9 +49,11 @@ class LinearMemoryPlanner : public MemoryPlanner {
   Status Plan() override;
 };
 
-// Greedy by size with best fit: buffers are placed largest first; each goes
-// into the smallest gap between already placed, lifetime-overlapping buffers
-// that holds it, or above all of them if no gap does.
+// Greedy with best fit: buffers are placed one by one, each into the
+// smallest gap between already placed, lifetime-overlapping buffers that
+// holds it, or above all of them if no gap does. The result depends on the
+// order, so a few orders are tried (largest first, longest-lived first,
+// largest bytes x steps first) and the smallest arena is kept.
 class GreedyMemoryPlanner : public MemoryPlanner {
  public:
   Status Plan() override;
