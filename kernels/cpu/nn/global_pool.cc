@@ -1,11 +1,14 @@
 // GlobalAveragePool, GlobalMaxPool and GlobalLpPool: reduce all spatial dims
 // of an N x C x D1 x ... tensor to 1, one contiguous plane per (n, c).
+// fp32 average and max reduce each plane with the vector path of
+// pool_f32_isa.h; planes are split over the thread pool.
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "kernels/common/attribute_readers.h"
 #include "kernels/common/kernel_checks.h"
+#include "kernels/cpu/nn/pool_f32_isa.h"
 
 namespace loom {
 namespace nn {
@@ -42,12 +45,15 @@ class GlobalPoolKernel final : public Kernel {
       }
       if (p_ < 1) return setup.Invalid("attribute p=" + std::to_string(p_) + " must be >= 1");
     }
+    isa_ = &ActivePoolF32Isa();
     return Status::Ok();
   }
 
   Status Run(const KernelArgs& args) const override {
     if (dtype_ == DType::kFloat64) {
       RunTyped<double>(args);
+    } else if (kind_ != GlobalKind::kLp && plane_size_ > 0) {
+      RunFast(args);
     } else {
       RunTyped<float>(args);
     }
@@ -55,6 +61,20 @@ class GlobalPoolKernel final : public Kernel {
   }
 
  private:
+  void RunFast(const KernelArgs& args) const {
+    const float* x = args.in<float>(0);
+    float* y = args.out<float>(0);
+    const bool average = kind_ == GlobalKind::kAverage;
+    const float size = static_cast<float>(plane_size_);
+    const int64_t grain = plane_size_ >= 4096 ? 1 : 4096 / plane_size_;
+    ParallelFor(args.pool, planes_, grain, [&](int64_t begin, int64_t end, int) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const float* in = x + plane * plane_size_;
+        y[plane] = average ? isa_->sum(in, plane_size_) / size : isa_->max(in, plane_size_);
+      }
+    });
+  }
+
   template <typename T>
   void RunTyped(const KernelArgs& args) const {
     const T* x = args.in<T>(0);
@@ -96,6 +116,7 @@ class GlobalPoolKernel final : public Kernel {
   DType dtype_ = DType::kFloat32;
   int64_t planes_ = 0, plane_size_ = 0;
   int64_t p_ = 2;
+  const PoolF32Isa* isa_ = nullptr;
 };
 
 }  // namespace

@@ -6,6 +6,10 @@
 // tensor), so Run's loops have no bounds checks; the per-axis count of taps
 // inside the padded extent gives AveragePool's count_include_pad divisor.
 // Work is split over (batch, channel) planes.
+//
+// fp32 MaxPool without Indices and AveragePool over 1-D and 2-D windows with
+// dilations 1 take the vectorized path of pool_f32_isa.h instead, chosen here
+// at Prepare (same results: max exactly, average up to summation order).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -14,6 +18,7 @@
 #include "kernels/common/attribute_readers.h"
 #include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/conv_geometry.h"
+#include "kernels/cpu/nn/pool_f32_isa.h"
 
 namespace loom {
 namespace nn {
@@ -25,9 +30,13 @@ class PoolKernel final : public Kernel {
  public:
   explicit PoolKernel(PoolKind kind) : kind_(kind) {}
   Status Prepare(const KernelSetup& setup) override;
+  size_t ScratchBytes(int num_threads) const override {
+    return fast_ ? static_cast<size_t>(num_threads) * fast_plan_.ScratchFloats() * sizeof(float) : 0;
+  }
   Status Run(const KernelArgs& args) const override;
 
  private:
+  void RunFast(const KernelArgs& args) const;
   template <typename T> void RunMax(const KernelArgs& args) const;
   template <typename T> void RunAverageOrLp(const KernelArgs& args) const;
 
@@ -42,6 +51,10 @@ class PoolKernel final : public Kernel {
   int64_t p_ = 2;  // LpPool
   // Per axis, per output index: valid tap range and taps inside the padding.
   std::vector<int64_t> lo_[kMaxSpatialRank], hi_[kMaxSpatialRank], padded_count_[kMaxSpatialRank];
+  // The vectorized fp32 path (pool_f32_isa.h), when it applies.
+  bool fast_ = false;
+  Pool2dF32Plan fast_plan_;
+  const PoolF32Isa* fast_isa_ = nullptr;
 };
 
 Status PoolKernel::Prepare(const KernelSetup& setup) {
@@ -106,7 +119,23 @@ Status PoolKernel::Prepare(const KernelSetup& setup) {
       padded_count_[a][o] = padded;
     }
   }
+  fast_ = false;
+  if (dtype_ == DType::kFloat32 && (kind_ == PoolKind::kAverage || (kind_ == PoolKind::kMax && !with_indices_))) {
+    fast_ = MakePool2dF32Plan(g_, kind_ == PoolKind::kMax, count_include_pad_, &fast_plan_);
+    if (fast_) fast_isa_ = &ActivePoolF32Isa();
+  }
   return Status::Ok();
+}
+
+void PoolKernel::RunFast(const KernelArgs& args) const {
+  const float* x = args.in<float>(0);
+  float* y = args.out<float>(0);
+  const int64_t in_size = g_.InSize(), out_size = g_.OutSize(), scratch_floats = fast_plan_.ScratchFloats();
+  ParallelFor(args.pool, planes_, 1, [&](int64_t begin, int64_t end, int thread) {
+    float* scratch = static_cast<float*>(args.scratch) + thread * scratch_floats;
+    for (int64_t plane = begin; plane < end; ++plane)
+      fast_isa_->pool2d(fast_plan_, x + plane * in_size, y + plane * out_size, scratch);
+  });
 }
 
 template <typename T>
@@ -210,7 +239,9 @@ void PoolKernel::RunAverageOrLp(const KernelArgs& args) const {
 }
 
 Status PoolKernel::Run(const KernelArgs& args) const {
-  if (kind_ == PoolKind::kMax) {
+  if (fast_) {
+    RunFast(args);
+  } else if (kind_ == PoolKind::kMax) {
     switch (dtype_) {
       case DType::kFloat32: RunMax<float>(args); break;
       case DType::kFloat64: RunMax<double>(args); break;

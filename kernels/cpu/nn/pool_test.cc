@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {
@@ -157,6 +158,58 @@ TEST(Pool, MaxAverageLpMatchReference) {
     p3.SetInt("p", 3);
     CheckPool("LpPool", "lp2", lp, 1);
     CheckPool("LpPool", "lp3", lp, 2, p3);
+  }
+}
+
+// The vectorized fp32 path (MaxPool without Indices, AveragePool; 1-D and 2-D,
+// dilations 1) through the kernel, on random windows: max equals the generic
+// loop (MaxPool with Indices) exactly, average is within 1e-6 relative of the
+// reference. ctest runs this once per instruction-set path (LOOM_CPU_ISA).
+TEST(Pool, FastPathMatchesGenericOnRandomWindows) {
+  std::mt19937 gen(21);
+  auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); };
+  int checked = 0;
+  while (checked < 150) {
+    const bool two_d = uniform(0, 3) != 0;
+    PoolCase c;
+    const size_t r = two_d ? 2 : 1;
+    c.x = {uniform(1, 2), uniform(1, 3)};
+    for (size_t i = 0; i < r; ++i) {
+      c.x.push_back(uniform(1, uniform(0, 2) == 0 ? 40 : 9));
+      c.kernel.push_back(uniform(1, 5));
+      c.strides.push_back(uniform(1, 3));
+      c.dilations.push_back(1);
+    }
+    for (size_t i = 0; i < 2 * r; ++i) c.pads.push_back(uniform(0, c.kernel[i % r] - 1));  // asymmetric
+    c.ceil_mode = uniform(0, 1) == 1;
+    c.count_include_pad = uniform(0, 1) == 1;
+    bool fits = true;
+    for (size_t i = 0; i < r; ++i) fits = fits && c.x[2 + i] + c.pads[i] + c.pads[i + r] >= c.kernel[i];
+    if (!fits) continue;
+    ++checked;
+    SCOPED_TRACE(::testing::Message() << "x=" << ShapeToString(c.x) << " k=" << IntsToString(c.kernel)
+                                      << " s=" << IntsToString(c.strides) << " pads=" << IntsToString(c.pads)
+                                      << " ceil=" << c.ceil_mode << " include_pad=" << c.count_include_pad);
+    const auto x = Random(NumElements(c.x), static_cast<uint32_t>(checked));
+    Shape out_shape;
+    std::vector<int64_t> ref_idx;
+    const auto ref = RefPool(c, x, "avg", &out_shape, &ref_idx);
+    RunOptions opt;
+    opt.threads = 1 + checked % 2;
+    Attributes max_attrs = PoolAttrs(c);
+    max_attrs.Erase("count_include_pad");
+    std::vector<TestTensor> fast = {TestTensor::Empty(DType::kFloat32, out_shape)};
+    ASSERT_TRUE(RunKernel("MaxPool", max_attrs, {TestTensor::Of<float>(c.x, x)}, &fast, opt).ok());
+    std::vector<TestTensor> generic = {TestTensor::Empty(DType::kFloat32, out_shape),
+                                       TestTensor::Empty(DType::kInt64, out_shape)};
+    ASSERT_TRUE(RunKernel("MaxPool", max_attrs, {TestTensor::Of<float>(c.x, x)}, &generic, opt).ok());
+    ASSERT_EQ(fast[0].As<float>(), generic[0].As<float>());
+    std::vector<TestTensor> avg = {TestTensor::Empty(DType::kFloat32, out_shape)};
+    ASSERT_TRUE(RunKernel("AveragePool", PoolAttrs(c), {TestTensor::Of<float>(c.x, x)}, &avg, opt).ok());
+    const auto got = avg[0].As<float>();
+    ASSERT_EQ(got.size(), ref.size());
+    // Values are in [-2, 2): the tolerance's floor is 1e-6 of the data's scale (cancellation).
+    for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(got[i], ref[i], 1e-6 * (std::fabs(ref[i]) + 1)) << "at " << i;
   }
 }
 
