@@ -5,8 +5,13 @@
 namespace loom {
 namespace {
 
-// How long an idle worker (or the waiting caller) spins before it blocks.
-constexpr auto kSpin = std::chrono::microseconds(200);
+// How long an idle worker (or the waiting caller) spins before it blocks:
+// long enough to bridge the gap between parallel nodes, short enough not to
+// starve other processes on a busy machine.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+constexpr uint64_t kCountMask = 0xffffffffu;
+inline uint64_t Seq(uint64_t state) { return state >> 32; }
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -22,7 +27,7 @@ bool SpinUntil(Done done) {
   if (done()) return true;
   const auto deadline = std::chrono::steady_clock::now() + kSpin;
   for (;;) {
-    for (int i = 0; i < 64; ++i) {
+    for (int i = 0; i < 32; ++i) {
       if (done()) return true;
       CpuRelax();
     }
@@ -40,7 +45,7 @@ StaticThreadPool::~StaticThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_.store(true);
-    generation_.fetch_add(1);
+    state_.fetch_add(uint64_t{2} << 32);  // a new (even) sequence: wakes every waiter
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -60,40 +65,54 @@ void StaticThreadPool::Run(int64_t num_tasks, FunctionRef<void(int64_t, int)> fn
     for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
     return;
   }
-  // No worker is inside a job here (the previous Run waited for all), so
-  // the job fields can be written before the generation publishes them.
+  // No worker is inside a job here (the previous Run waited for all to
+  // leave), so the job fields can be written before the open state
+  // publishes them.
   job_ = &fn;
   num_tasks_ = num_tasks;
   next_task_.store(0, std::memory_order_relaxed);
-  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1);  // seq_cst: pairs with the sleepers_ check below
+  const uint64_t open_seq = Seq(state_.load(std::memory_order_relaxed)) + 1;  // odd
+  state_.store(open_seq << 32);  // seq_cst: pairs with the sleepers_ check below
   if (sleepers_.load() > 0) {
     std::lock_guard<std::mutex> lock(mu_);
     wake_.notify_all();
   }
   DrainTasks(0);
-  auto all_done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
-  if (!SpinUntil(all_done)) {
+  // Close the job (keeping the count of workers inside), then wait for them.
+  state_.fetch_add(uint64_t{1} << 32);
+  auto all_left = [this] { return (state_.load(std::memory_order_acquire) & kCountMask) == 0; };
+  if (!SpinUntil(all_left)) {
     std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, all_done);
+    done_.wait(lock, all_left);
   }
   job_ = nullptr;
 }
 
 void StaticThreadPool::WorkerLoop(int thread_index) {
-  uint64_t seen = 0;
+  uint64_t last = 0;  // sequence of the last job this worker saw
   for (;;) {
-    auto new_job = [&] { return generation_.load(std::memory_order_acquire) != seen; };
-    if (!SpinUntil(new_job)) {
+    auto news = [&] { return Seq(state_.load(std::memory_order_acquire)) != last; };
+    if (!SpinUntil(news)) {
       std::unique_lock<std::mutex> lock(mu_);
-      sleepers_.fetch_add(1);  // seq_cst: Run reads it after bumping generation_
-      wake_.wait(lock, new_job);
+      sleepers_.fetch_add(1);  // seq_cst: Run reads it after opening the job
+      wake_.wait(lock, news);
       sleepers_.fetch_sub(1);
     }
     if (stop_.load()) return;
-    seen = generation_.load(std::memory_order_acquire);
+    uint64_t s = state_.load(std::memory_order_acquire);
+    last = Seq(s);
+    // Join the job if it is still open.
+    bool joined = false;
+    while ((Seq(s) & 1) && Seq(s) == last) {
+      if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) {
+        joined = true;
+        break;
+      }
+    }
+    if (!joined) continue;
     DrainTasks(thread_index);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    const uint64_t before = state_.fetch_sub(1, std::memory_order_acq_rel);
+    if ((before & kCountMask) == 1 && !(Seq(before) & 1)) {  // last to leave a closed job
       std::lock_guard<std::mutex> lock(mu_);
       done_.notify_one();
     }
