@@ -198,7 +198,7 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
       dg.stride_w = static_cast<int>(g_.stride[2]);
       dg.pad_top = g_.pad_begin[1];
       dg.pad_left = g_.pad_begin[2];
-      dw_ = DepthwiseConvF32(dg, act_);
+      dw_ = DepthwiseConvF32(dg, act_, DepthwiseF32IsaForWidth(dg.out_w));
       fast_depthwise_ = true;
       return Status::Ok();
     }

@@ -51,6 +51,14 @@ const DepthwiseF32Isa& ActiveDepthwiseF32Isa() {
   return isa;
 }
 
+const DepthwiseF32Isa& DepthwiseF32IsaForWidth(int64_t out_w) {
+  const DepthwiseF32Isa& active = ActiveDepthwiseF32Isa();
+  if (active.lanes <= 8 || out_w > 8) return active;
+  for (const DepthwiseF32Isa* isa : SupportedDepthwiseF32Isas())
+    if (isa->lanes == 8) return *isa;
+  return active;
+}
+
 bool DepthwiseConvF32::Supports(int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w,
                                 int64_t dilation_h, int64_t dilation_w) {
   return kernel_h == kernel_w && (kernel_h == 3 || kernel_h == 5) && (stride_h == 1 || stride_h == 2) &&

@@ -61,6 +61,10 @@ struct DepthwiseF32Isa {
 
 // The path matching ActiveGemmF32Isa(), and every path this CPU runs.
 const DepthwiseF32Isa& ActiveDepthwiseF32Isa();
+// The path for output rows of `out_w` floats: the active one, except that
+// rows of at most 8 floats run on 8-float vectors when the active path has
+// 16 (half of every 16-float vector would be wasted).
+const DepthwiseF32Isa& DepthwiseF32IsaForWidth(int64_t out_w);
 std::vector<const DepthwiseF32Isa*> SupportedDepthwiseF32Isas();
 
 class DepthwiseConvF32 {

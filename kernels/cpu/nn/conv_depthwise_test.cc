@@ -233,6 +233,18 @@ TEST(ConvDepthwiseF32, ActivePathFollowsTheEnvironment) {
   }
 }
 
+TEST(ConvDepthwiseF32, NarrowRowsAvoidHalfEmptyVectors) {
+  const DepthwiseF32Isa& active = ActiveDepthwiseF32Isa();
+  EXPECT_EQ(&DepthwiseF32IsaForWidth(9), &active);
+  const DepthwiseF32Isa& narrow = DepthwiseF32IsaForWidth(7);
+  EXPECT_LE(narrow.lanes, active.lanes);
+  bool has8 = false;
+  for (const DepthwiseF32Isa* isa : SupportedDepthwiseF32Isas()) has8 = has8 || isa->lanes == 8;
+  if (active.lanes == 16 && has8) {
+    EXPECT_EQ(narrow.lanes, 8);
+  }
+}
+
 }  // namespace
 }  // namespace nn
 }  // namespace loom
