@@ -4,9 +4,11 @@
 // float32 picks one of three paths in Prepare:
 //   pointwise  1x1 kernel, stride 1, no padding: Y_g = W_g * X_g, a plain GEMM
 //              reading X in place.
-//   depthwise  one input channel per group, 1-D/2-D: a direct loop per output
+//   depthwise  one input channel per group, 1-D/2-D: 3x3 and 5x5 with
+//              strides 1/2 and no dilation run the vector kernels of
+//              conv_depthwise.h; other windows a direct loop per output
 //              row over a zero-padded copy of the input plane (per-thread
-//              scratch), all taps fused (unrolled for 3x3 and 5x5).
+//              scratch), all taps fused.
 //   im2col     everything else: GEMM with an implicit im2col. X is copied into
 //              a zero-padded buffer once per (image, group) so the GEMM
 //              packs B with a branch-free gather: element (k, n) of the
@@ -23,6 +25,7 @@
 #include "kernels/common/attribute_readers.h"
 #include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
+#include "kernels/cpu/nn/conv_depthwise.h"
 #include "kernels/cpu/nn/conv_geometry.h"
 #include "kernels/cpu/nn/gemm_f32.h"
 
@@ -132,6 +135,8 @@ class ConvKernel final : public Kernel {
   std::vector<int32_t> column_offset_;  // out size entries
   // depthwise path: floats of one zero-padded input plane per thread (0 without padding).
   size_t padded_plane_floats_ = 0;
+  bool fast_depthwise_ = false;  // dw_ runs the depthwise path
+  DepthwiseConvF32 dw_;
 };
 
 Status ConvKernel::Prepare(const KernelSetup& setup) {
@@ -178,6 +183,25 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
     path_ = Path::kPointwise;
   } else if (cin_g_ == 1 && g_.rank <= 2) {
     path_ = Path::kDepthwise;
+    if (g_.rank == 2 && DepthwiseConvF32::Supports(g_.kernel[1], g_.kernel[2], g_.stride[1], g_.stride[2],
+                                                   g_.dilation[1], g_.dilation[2])) {
+      DepthwiseF32Geometry dg;
+      dg.batch = batch_;
+      dg.channels = out_channels_;
+      dg.multiplier = cout_g_;
+      dg.in_h = g_.in[1];
+      dg.in_w = g_.in[2];
+      dg.out_h = g_.out[1];
+      dg.out_w = g_.out[2];
+      dg.kernel = static_cast<int>(g_.kernel[1]);
+      dg.stride_h = static_cast<int>(g_.stride[1]);
+      dg.stride_w = static_cast<int>(g_.stride[2]);
+      dg.pad_top = g_.pad_begin[1];
+      dg.pad_left = g_.pad_begin[2];
+      dw_ = DepthwiseConvF32(dg, act_, DepthwiseF32IsaForWidth(dg.out_w));
+      fast_depthwise_ = true;
+      return Status::Ok();
+    }
     padded_[1] = g_.in[1] + g_.pad_begin[1] + g_.pad_end[1];
     padded_[2] = g_.in[2] + g_.pad_begin[2] + g_.pad_end[2];
     padded_plane_floats_ =
@@ -219,6 +243,7 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
 
 size_t ConvKernel::ScratchBytes(int num_threads) const {
   if (dtype_ == DType::kFloat64) return static_cast<size_t>(k_ * g_.OutSize()) * sizeof(double);
+  if (fast_depthwise_) return dw_.ScratchBytes(num_threads);
   if (path_ == Path::kDepthwise) return static_cast<size_t>(num_threads) * padded_plane_floats_ * sizeof(float);
   return padded_bytes_ + GemmF32ScratchBytes(num_threads);
 }
@@ -292,6 +317,10 @@ void ConvKernel::RunDepthwise(const KernelArgs& args) const {
   const float* w = args.in<float>(1);
   const float* bias = has_bias_ ? args.in<float>(2) : nullptr;
   float* y = args.out<float>(0);
+  if (fast_depthwise_) {
+    dw_.Run(x, w, bias, y, args.scratch, args.pool);
+    return;
+  }
   const int64_t ih_n = g_.in[1], iw_n = g_.in[2], oh_n = g_.out[1], ow_n = g_.out[2];
   const int64_t kh_n = g_.kernel[1], kw_n = g_.kernel[2];
   const int64_t sh = g_.stride[1], sw = g_.stride[2], dh = g_.dilation[1], dw = g_.dilation[2];
