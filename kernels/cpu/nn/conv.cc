@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
 #include "kernels/cpu/nn/conv_geometry.h"
+#include "kernels/cpu/nn/conv_winograd.h"
 #include "kernels/cpu/nn/gemm_f32.h"
 
 namespace loom {
@@ -132,6 +134,8 @@ class ConvKernel final : public Kernel {
   std::vector<int32_t> column_offset_;  // out size entries
   // depthwise path: floats of one zero-padded input plane per thread (0 without padding).
   size_t padded_plane_floats_ = 0;
+  // Winograd path (conv_winograd.h): 3x3 stride-1 convs with constant W, when chosen.
+  std::unique_ptr<WinogradConvF32> winograd_;
 };
 
 Status ConvKernel::Prepare(const KernelSetup& setup) {
@@ -209,6 +213,26 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
           column_offset_[t++] = static_cast<int32_t>(od * g_.stride[0] * padded_[1] * padded_[2] +
                                                      oh * g_.stride[1] * padded_[2] + ow * g_.stride[2]);
   }
+  // Winograd hook: replaces the im2col path when it applies and is chosen.
+  winograd_.reset();
+  if (path_ == Path::kIm2col && w.const_data && g_.rank == 2 && group_ == 1 && g_.kernel[1] == 3 &&
+      g_.kernel[2] == 3 && g_.stride[1] == 1 && g_.stride[2] == 1 && g_.dilation[1] == 1 && g_.dilation[2] == 1) {
+    WinogradConvShape ws;
+    ws.batch = batch_;
+    ws.in_channels = in_channels_;
+    ws.out_channels = out_channels_;
+    ws.in_h = g_.in[1];
+    ws.in_w = g_.in[2];
+    ws.pad_top = g_.pad_begin[1];
+    ws.pad_left = g_.pad_begin[2];
+    ws.pad_bottom = g_.pad_end[1];
+    ws.pad_right = g_.pad_end[2];
+    if (const int tile = ChooseWinogradTile(ws)) {
+      winograd_ = std::make_unique<WinogradConvF32>();
+      winograd_->Prepare(ws, tile, static_cast<const float*>(w.const_data), act_);
+      return Status::Ok();
+    }
+  }
   if (w.const_data) {
     const float* wd = static_cast<const float*>(w.const_data);
     packed_w_.resize(static_cast<size_t>(group_));
@@ -220,6 +244,7 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
 size_t ConvKernel::ScratchBytes(int num_threads) const {
   if (dtype_ == DType::kFloat64) return static_cast<size_t>(k_ * g_.OutSize()) * sizeof(double);
   if (path_ == Path::kDepthwise) return static_cast<size_t>(num_threads) * padded_plane_floats_ * sizeof(float);
+  if (winograd_) return winograd_->ScratchBytes(num_threads);
   return padded_bytes_ + GemmF32ScratchBytes(num_threads);
 }
 
@@ -368,6 +393,9 @@ Status ConvKernel::Run(const KernelArgs& args) const {
     RunF64(args);
   } else if (path_ == Path::kDepthwise) {
     RunDepthwise(args);
+  } else if (winograd_) {
+    winograd_->Run(args.in<float>(0), has_bias_ ? args.in<float>(2) : nullptr, args.out<float>(0), args.scratch,
+                   args.pool);
   } else {
     RunF32(args);
   }
