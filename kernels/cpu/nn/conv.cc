@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "kernels/cpu/nn/activation_epilogue.h"
 #include "kernels/cpu/nn/conv_depthwise.h"
 #include "kernels/cpu/nn/conv_geometry.h"
+#include "kernels/cpu/nn/conv_winograd.h"
 #include "kernels/cpu/nn/gemm_f32.h"
 
 namespace loom {
@@ -137,6 +139,8 @@ class ConvKernel final : public Kernel {
   size_t padded_plane_floats_ = 0;
   bool fast_depthwise_ = false;  // dw_ runs the depthwise path
   DepthwiseConvF32 dw_;
+  // Winograd path (conv_winograd.h): 3x3 stride-1 convs with constant W, when chosen.
+  std::unique_ptr<WinogradConvF32> winograd_;
 };
 
 Status ConvKernel::Prepare(const KernelSetup& setup) {
@@ -233,6 +237,26 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
           column_offset_[t++] = static_cast<int32_t>(od * g_.stride[0] * padded_[1] * padded_[2] +
                                                      oh * g_.stride[1] * padded_[2] + ow * g_.stride[2]);
   }
+  // Winograd hook: replaces the im2col path when it applies and is chosen.
+  winograd_.reset();
+  if (path_ == Path::kIm2col && w.const_data && g_.rank == 2 && group_ == 1 && g_.kernel[1] == 3 &&
+      g_.kernel[2] == 3 && g_.stride[1] == 1 && g_.stride[2] == 1 && g_.dilation[1] == 1 && g_.dilation[2] == 1) {
+    WinogradConvShape ws;
+    ws.batch = batch_;
+    ws.in_channels = in_channels_;
+    ws.out_channels = out_channels_;
+    ws.in_h = g_.in[1];
+    ws.in_w = g_.in[2];
+    ws.pad_top = g_.pad_begin[1];
+    ws.pad_left = g_.pad_begin[2];
+    ws.pad_bottom = g_.pad_end[1];
+    ws.pad_right = g_.pad_end[2];
+    if (const int tile = ChooseWinogradTile(ws)) {
+      winograd_ = std::make_unique<WinogradConvF32>();
+      winograd_->Prepare(ws, tile, static_cast<const float*>(w.const_data), act_);
+      return Status::Ok();
+    }
+  }
   if (w.const_data) {
     const float* wd = static_cast<const float*>(w.const_data);
     packed_w_.resize(static_cast<size_t>(group_));
@@ -245,6 +269,7 @@ size_t ConvKernel::ScratchBytes(int num_threads) const {
   if (dtype_ == DType::kFloat64) return static_cast<size_t>(k_ * g_.OutSize()) * sizeof(double);
   if (fast_depthwise_) return dw_.ScratchBytes(num_threads);
   if (path_ == Path::kDepthwise) return static_cast<size_t>(num_threads) * padded_plane_floats_ * sizeof(float);
+  if (winograd_) return winograd_->ScratchBytes(num_threads);
   return padded_bytes_ + GemmF32ScratchBytes(num_threads);
 }
 
@@ -397,6 +422,9 @@ Status ConvKernel::Run(const KernelArgs& args) const {
     RunF64(args);
   } else if (path_ == Path::kDepthwise) {
     RunDepthwise(args);
+  } else if (winograd_) {
+    winograd_->Run(args.in<float>(0), has_bias_ ? args.in<float>(2) : nullptr, args.out<float>(0), args.scratch,
+                   args.pool);
   } else {
     RunF32(args);
   }

@@ -1,0 +1,180 @@
+// Winograd F(m x m, 3x3) convolution (see conv_winograd.h).
+#include "kernels/cpu/nn/conv_winograd.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "kernels/cpu/nn/conv_winograd_transform.h"
+
+namespace loom {
+namespace nn {
+namespace {
+
+constexpr size_t kBlockBudgetBytes = 512 * 1024;  // V + M of one tile block (half of a 1 MiB L2)
+constexpr int64_t kMaxTilesPerBlock = 96;
+
+size_t AlignUp64(size_t v) { return (v + 63) / 64 * 64; }
+
+// G (a x 3) of F(m, 3), row-major.
+const double* FilterMatrix(int m) {
+  static const double kG4[6 * 3] = {1.0 / 4,  0,         0,        -1.0 / 6, -1.0 / 6, -1.0 / 6,
+                                    -1.0 / 6, 1.0 / 6,   -1.0 / 6, 1.0 / 24, 1.0 / 12, 1.0 / 6,
+                                    1.0 / 24, -1.0 / 12, 1.0 / 6,  0,        0,        1};
+  static const double kG2[4 * 3] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
+  return m == 4 ? kG4 : kG2;
+}
+
+}  // namespace
+
+void WinogradConvF32::Prepare(const WinogradConvShape& shape, int tile_m, const float* w, const Activation& act,
+                              const GemmF32Isa& isa, int64_t tiles_per_block) {
+  s_ = shape;
+  m_ = tile_m == 2 ? 2 : 4;
+  a_ = m_ + 2;
+  isa_ = &isa;
+  act_ = act;
+  const int64_t cin = s_.in_channels, cout = s_.out_channels, points = a_ * a_;
+  const int64_t oh = s_.OutH(), ow = s_.OutW();
+  tiles_h_ = (oh + m_ - 1) / m_;
+  tiles_w_ = (ow + m_ - 1) / m_;
+  tiles_ = tiles_h_ * tiles_w_;
+  hp_ = tiles_h_ * m_ + 2;
+  wp_ = tiles_w_ * m_ + 2;
+
+  // U[p][ci][co] = sum_{k,l} G[i][k] g[k][l] G[j][l], p = i * a + j.
+  const double* G = FilterMatrix(m_);
+  std::vector<float> u(static_cast<size_t>(points * cin * cout));
+  for (int64_t co = 0; co < cout; ++co)
+    for (int64_t ci = 0; ci < cin; ++ci) {
+      const float* g = w + (co * cin + ci) * 9;
+      double gg[6][3];  // G g
+      for (int i = 0; i < a_; ++i)
+        for (int l = 0; l < 3; ++l) gg[i][l] = G[i * 3] * g[l] + G[i * 3 + 1] * g[3 + l] + G[i * 3 + 2] * g[6 + l];
+      for (int i = 0; i < a_; ++i)
+        for (int j = 0; j < a_; ++j) {
+          const double v = gg[i][0] * G[j * 3] + gg[i][1] * G[j * 3 + 1] + gg[i][2] * G[j * 3 + 2];
+          u[static_cast<size_t>(((i * a_ + j) * cin + ci) * cout + co)] = static_cast<float>(v);
+        }
+    }
+  u_.assign(static_cast<size_t>(points), PackedMatrixF32());
+  for (int64_t p = 0; p < points; ++p) u_[p].PackB(u.data() + p * cin * cout, cout, false, cin, cout, isa);
+
+  if (tiles_per_block <= 0) {
+    const int64_t per_tile = points * (cin + cout) * static_cast<int64_t>(sizeof(float));
+    tiles_per_block = static_cast<int64_t>(kBlockBudgetBytes) / per_tile / isa.mr * isa.mr;
+    // At least two register tiles of rows: fewer passes over U when channels are many.
+    tiles_per_block = std::min(std::max<int64_t>(tiles_per_block, 2 * isa.mr), kMaxTilesPerBlock);
+  }
+  block_ = std::min(tiles_per_block, tiles_);
+  input_bytes_ = AlignUp64(static_cast<size_t>(hp_ * wp_ * cin) * sizeof(float));
+  v_bytes_ = AlignUp64(static_cast<size_t>(points * block_ * cin) * sizeof(float));
+  m_bytes_ = AlignUp64(static_cast<size_t>(points * block_ * cout) * sizeof(float));
+  table_bytes_ = AlignUp64(static_cast<size_t>(block_) * (sizeof(const float*) + sizeof(WinogradTileDst)));
+  thread_bytes_ = v_bytes_ + m_bytes_ + table_bytes_ + AlignUp64(GemmF32ScratchBytes(1));
+}
+
+size_t WinogradConvF32::ScratchBytes(int num_threads) const {
+  return input_bytes_ + static_cast<size_t>(std::max(num_threads, 1)) * thread_bytes_;
+}
+
+void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool) const {
+  const int64_t cin = s_.in_channels, cout = s_.out_channels, points = a_ * a_;
+  const int64_t ih_n = s_.in_h, iw_n = s_.in_w, oh = s_.OutH(), ow = s_.OutW();
+  const WinogradTransformFns& fns = WinogradTransformsFor(*isa_);
+  float* xt = static_cast<float*>(scratch);
+  char* slices = static_cast<char*>(scratch) + input_bytes_;
+  // Smaller blocks when there are too few to keep every thread busy.
+  const int threads = pool ? pool->NumThreads() : 1;
+  int64_t block = block_;
+  if (threads > 1) {
+    const int64_t even = (tiles_ + threads - 1) / threads;
+    block = std::min(block_, std::max<int64_t>((even + isa_->mr - 1) / isa_->mr * isa_->mr, isa_->mr));
+    block = std::min(block, block_);
+  }
+  const int64_t blocks = (tiles_ + block - 1) / block;
+
+  for (int64_t n = 0; n < s_.batch; ++n) {
+    const float* xn = x + n * cin * ih_n * iw_n;
+    float* yn = y + n * cout * oh * ow;
+    // Channel-last zero-padded copy, 16 channels at a time.
+    ParallelFor(pool, hp_, 4, [&](int64_t begin, int64_t end, int) {
+      for (int64_t h = begin; h < end; ++h) {
+        float* row = xt + h * wp_ * cin;
+        const int64_t ih = h - s_.pad_top;
+        if (ih < 0 || ih >= ih_n) {
+          std::memset(row, 0, static_cast<size_t>(wp_ * cin) * sizeof(float));
+          continue;
+        }
+        const int64_t w_lo = std::min(s_.pad_left, wp_), w_hi = std::min(s_.pad_left + iw_n, wp_);
+        std::memset(row, 0, static_cast<size_t>(w_lo * cin) * sizeof(float));
+        std::memset(row + w_hi * cin, 0, static_cast<size_t>((wp_ - w_hi) * cin) * sizeof(float));
+        for (int64_t c0 = 0; c0 < cin; c0 += 16) {
+          const int64_t c1 = std::min(c0 + 16, cin);
+          for (int64_t w = w_lo; w < w_hi; ++w) {
+            const float* src = xn + ih * iw_n + (w - s_.pad_left);
+            float* dst = row + w * cin;
+            for (int64_t c = c0; c < c1; ++c) dst[c] = src[c * ih_n * iw_n];
+          }
+        }
+      }
+    });
+    ParallelFor(pool, blocks, 1, [&](int64_t begin, int64_t end, int thread) {
+      char* slice = slices + static_cast<size_t>(thread) * thread_bytes_;
+      float* v = reinterpret_cast<float*>(slice);
+      float* mm = reinterpret_cast<float*>(slice + v_bytes_);
+      const float** src = reinterpret_cast<const float**>(slice + v_bytes_ + m_bytes_);
+      WinogradTileDst* dst = reinterpret_cast<WinogradTileDst*>(src + block);
+      void* gemm_scratch = slice + v_bytes_ + m_bytes_ + table_bytes_;
+      for (int64_t b = begin; b < end; ++b) {
+        const int64_t t0 = b * block, tn = std::min(block, tiles_ - t0);
+        for (int64_t i = 0; i < tn; ++i) {
+          const int64_t th = (t0 + i) / tiles_w_, tw = (t0 + i) % tiles_w_;
+          src[i] = xt + (th * m_ * wp_ + tw * m_) * cin;
+          dst[i].offset = th * m_ * ow + tw * m_;
+          dst[i].rows = static_cast<int32_t>(std::min<int64_t>(m_, oh - th * m_));
+          dst[i].cols = static_cast<int32_t>(std::min<int64_t>(m_, ow - tw * m_));
+        }
+        fns.input(m_, src, tn, wp_ * cin, cin, v, block * cin);
+        for (int64_t p = 0; p < points; ++p) {
+          GemmF32Params gp;
+          gp.m = tn;
+          gp.n = cout;
+          gp.k = cin;
+          gp.a = v + p * block * cin;
+          gp.lda = cin;
+          gp.packed_b = &u_[p];
+          gp.c = mm + p * block * cout;
+          gp.ldc = cout;
+          gp.isa = isa_;
+          GemmF32(gp, gemm_scratch, nullptr);
+        }
+        fns.output(m_, mm, tn, block * cout, cout, bias, act_, dst, oh * ow, ow, yn);
+      }
+    });
+  }
+}
+
+int ChooseWinogradTile(const WinogradConvShape& shape) {
+  if (const char* env = std::getenv("LOOM_CONV_WINOGRAD")) {
+    const std::string e = env;
+    if (e == "0" || e == "off") return 0;
+    if (e == "2" || e == "f2") return 2;
+    if (e == "4" || e == "f4" || e == "1" || e == "on") return 4;
+  }
+  // Measured on AMD EPYC (AVX-512) with the zoo's 3x3 convs (resnet18,
+  // googlenet; 1 and 2 threads): F(4x4) wins from about 6x6 tiles of output
+  // (28x28: 2.1x over the direct path, 56x56: 1.9x); below that its few
+  // tiles fill the GEMM's 12-row register tile poorly and F(2x2) wins (14x14:
+  // 1.4-1.8x, 7x7: 1.1-1.3x). With few channels the transforms cost more
+  // than the GEMM saves (16 -> 48 channels at 14x14 is slower).
+  const int64_t oh = shape.OutH(), ow = shape.OutW();
+  const int64_t tiles4 = ((oh + 3) / 4) * ((ow + 3) / 4), tiles2 = ((oh + 1) / 2) * ((ow + 1) / 2);
+  if (shape.in_channels * shape.out_channels < 1024) return 0;
+  if (tiles4 >= 36) return 4;
+  return tiles2 >= 9 ? 2 : 0;
+}
+
+}  // namespace nn
+}  // namespace loom

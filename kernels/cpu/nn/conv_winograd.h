@@ -1,0 +1,71 @@
+// Winograd convolution for fp32 2-D Conv with a 3x3 kernel, stride 1,
+// dilation 1 and one group: F(4x4, 3x3) (6x6 input tiles, 36 transform
+// points) or F(2x2, 3x3) (4x4 tiles, 16 points).
+//
+//   Prepare  U_p = (G g G^T)_p for every filter, in double, packed per point p
+//            as the GEMM's B operand [Cin x Cout] (PackedMatrixF32, once).
+//   Run      per image: X is copied once into a zero-padded channel-last
+//            buffer (the pads and the partial tiles at the right/bottom edge
+//            read zeros); then per block of tiles (ParallelFor, one block per
+//            task): input transform V_p = (B^T d B)_p into [tiles x Cin] per
+//            point, one GEMM per point M_p = V_p * U_p [tiles x Cout] (the
+//            packed GEMM core, serial inside the task), output transform
+//            A^T M A with the bias and the fused activation, stored to the
+//            valid part of each tile.
+// The tile block is sized so that V and M of a block stay in the L2 cache.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/parallel.h"
+#include "kernels/cpu/nn/activation_epilogue.h"
+#include "kernels/cpu/nn/gemm_f32.h"
+#include "kernels/cpu/nn/gemm_f32_isa.h"
+
+namespace loom {
+namespace nn {
+
+struct WinogradConvShape {
+  int64_t batch = 1, in_channels = 0, out_channels = 0;
+  int64_t in_h = 0, in_w = 0;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t OutH() const { return in_h + pad_top + pad_bottom - 2; }
+  int64_t OutW() const { return in_w + pad_left + pad_right - 2; }
+};
+
+class WinogradConvF32 {
+ public:
+  // tile_m: 4 for F(4x4, 3x3), 2 for F(2x2, 3x3). w: [Cout, Cin, 3, 3].
+  // tiles_per_block: 0 picks the block from the cache budget.
+  void Prepare(const WinogradConvShape& shape, int tile_m, const float* w, const Activation& act,
+               const GemmF32Isa& isa = ActiveGemmF32Isa(), int64_t tiles_per_block = 0);
+  size_t ScratchBytes(int num_threads) const;
+  // x [N, Cin, H, W], bias [Cout] or null, y [N, Cout, OH, OW]; scratch holds
+  // ScratchBytes(threads) bytes, 64-byte aligned.
+  void Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool) const;
+
+  int tile_m() const { return m_; }
+
+ private:
+  WinogradConvShape s_;
+  int m_ = 4, a_ = 6;  // tile, tile + 2
+  const GemmF32Isa* isa_ = nullptr;
+  Activation act_;
+  std::vector<PackedMatrixF32> u_;  // per point: [Cin x Cout]
+  int64_t tiles_h_ = 0, tiles_w_ = 0, tiles_ = 0, block_ = 0;
+  int64_t hp_ = 0, wp_ = 0;  // padded channel-last input: hp_ x wp_ x Cin
+  size_t input_bytes_ = 0;   // the padded input
+  size_t thread_bytes_ = 0;  // per task slice: V, M, tile tables, GEMM scratch
+  size_t v_bytes_ = 0, m_bytes_ = 0, table_bytes_ = 0;
+};
+
+// Whether the Winograd path should run a Conv of this shape (measured rule),
+// and with which tile: returns 0 (direct path), 2 or 4. The environment
+// variable LOOM_CONV_WINOGRAD overrides it: "0"/"off" never, "2"/"f2" and
+// "4"/"f4"/"1"/"on" always with that tile.
+int ChooseWinogradTile(const WinogradConvShape& shape);
+
+}  // namespace nn
+}  // namespace loom
