@@ -61,29 +61,12 @@ bool ActivationAttributes(const ir::Graph& g, const ir::Node& act, Attributes* o
   return true;
 }
 
-// Whether `device`'s kernels take `fused` (the anchor with the activation).
 bool Takes(const ir::Graph& g, const PassContext& ctx, const ir::Node& node, Device device) {
-  const DeviceConfig* config = ctx.ConfigFor(device);
-  exec::ChosenKernel chosen;
-  return config != nullptr &&
-         exec::ChooseKernel(*ctx.registry, exec::MakeKernelSetup(g, node, config), device, &chosen).ok();
+  return DeviceTakesNode(g, ctx, node, device);
 }
 
-// Before placement: whether every device of the target that runs `anchor`
-// runs `fused` too, so fusing takes no choice away from the placer.
 bool EveryDeviceTakes(const ir::Graph& g, const PassContext& ctx, const ir::Node& anchor, const ir::Node& fused) {
-  std::vector<Device> devices = {Device::kCpu};
-  if (ctx.target != nullptr) {
-    devices.clear();
-    for (const place::TargetDevice& d : ctx.target->devices()) devices.push_back(d.device);
-  }
-  bool any = false;
-  for (Device d : devices) {
-    if (!Takes(g, ctx, anchor, d)) continue;
-    if (!Takes(g, ctx, fused, d)) return false;
-    any = true;
-  }
-  return any;
+  return EveryDeviceTakesFusion(g, ctx, anchor, fused);
 }
 
 class FuseActivation : public Pass {
@@ -134,6 +117,33 @@ class FuseActivation : public Pass {
 };
 
 }  // namespace
+
+bool DeviceTakesNode(const ir::Graph& g, const PassContext& ctx, const ir::Node& node, Device device) {
+  const DeviceConfig* config = ctx.ConfigFor(device);
+  exec::ChosenKernel chosen;
+  return config != nullptr &&
+         exec::ChooseKernel(*ctx.registry, exec::MakeKernelSetup(g, node, config), device, &chosen).ok();
+}
+
+std::vector<Device> TargetDevices(const PassContext& ctx) {
+  std::vector<Device> devices = {Device::kCpu};
+  if (ctx.target != nullptr) {
+    devices.clear();
+    for (const place::TargetDevice& d : ctx.target->devices()) devices.push_back(d.device);
+  }
+  return devices;
+}
+
+bool EveryDeviceTakesFusion(const ir::Graph& g, const PassContext& ctx, const ir::Node& anchor,
+                            const ir::Node& fused) {
+  bool any = false;
+  for (Device d : TargetDevices(ctx)) {
+    if (!DeviceTakesNode(g, ctx, anchor, d)) continue;
+    if (!DeviceTakesNode(g, ctx, fused, d)) return false;
+    any = true;
+  }
+  return any;
+}
 
 std::unique_ptr<Pass> MakeFuseActivation(bool before_placement) {
   return std::make_unique<FuseActivation>(before_placement);

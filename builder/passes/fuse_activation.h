@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "builder/passes/pass.h"
 
@@ -23,6 +24,17 @@ namespace loom {
 namespace passes {
 
 std::unique_ptr<Pass> MakeFuseActivation(bool before_placement);
+
+// Shared with the other fusing passes (fuse_swish.h):
+// whether `device`'s kernels (configured as the context says) take `node`;
+bool DeviceTakesNode(const ir::Graph& g, const PassContext& ctx, const ir::Node& node, Device device);
+// the devices of the context's target (the CPU alone without a target);
+std::vector<Device> TargetDevices(const PassContext& ctx);
+// before placement: whether every device of the target that runs `anchor`
+// runs `fused` too (and one does), so fusing takes no choice away from the
+// placer.
+bool EveryDeviceTakesFusion(const ir::Graph& g, const PassContext& ctx, const ir::Node& anchor,
+                            const ir::Node& fused);
 
 }  // namespace passes
 }  // namespace loom

@@ -11,6 +11,7 @@
 #include "builder/passes/fuse_conv_batchnorm.h"
 #include "builder/passes/fuse_gelu.h"
 #include "builder/passes/fuse_layer_norm.h"
+#include "builder/passes/fuse_swish.h"
 #include "builder/passes/space_to_depth_stem.h"
 
 namespace loom {
@@ -35,10 +36,16 @@ Pipeline DefaultPipeline() {
   p.Add(Phase::kPrePlacement, MakeSpaceToDepthStem(),
         "run a strided Conv with few input channels (a stem) over a space-to-depth view of its input when the "
         "accelerator is predicted faster that way");
+  p.Add(Phase::kPrePlacement, MakeFuseSwish(true),
+        "fuse x * Sigmoid(x) (SiLU) into the Conv/Gemm/MatMul producing x when every device that runs that node "
+        "runs the fusion, else into one loom.Swish node on the CPU");
   p.Add(Phase::kPrePlacement, MakeFuseActivation(true),
         "fuse an activation into the Conv/Gemm/MatMul/int8 Add before it when "
         "every device that runs that node "
         "runs the fusion (the placer prices them as one)");
+  p.Add(Phase::kPostPlacement, MakeFuseSwish(false),
+        "fuse what is left of x * Sigmoid(x) when the anchor's device kernel takes it, else into loom.Swish when "
+        "both nodes are on the CPU");
   p.Add(Phase::kPostPlacement, MakeFuseActivation(false),
         "fuse what is left when the anchor's device kernel takes it (the "
         "activation moves to that device)");

@@ -1,7 +1,10 @@
 // Elementwise activations: Relu, LeakyRelu, Sigmoid, Tanh, HardSigmoid,
 // HardSwish, Elu, Selu, Celu, Softplus, ThresholdedRelu, Shrink, Gelu
 // (opset 20; also what builder/passes/fuse_gelu.h makes of GELU written out
-// op by op). (PRelu broadcasts its slope and lives with the binary ops; Clip
+// op by op), Swish (opset 24: x * sigmoid(alpha * x); also Loom's "loom"
+// domain Swish, what builder/passes/fuse_swish.h makes of x * Sigmoid(x)).
+// float32 Sigmoid, Tanh, Gelu and Swish run the array functions of
+// vector_math.h. (PRelu broadcasts its slope and lives with the binary ops; Clip
 // has its own file.)
 #include <algorithm>
 #include <cmath>
@@ -10,6 +13,7 @@
 
 #include "kernels/common/attribute_readers.h"
 #include "kernels/cpu/math/unary_kernel.h"
+#include "kernels/cpu/math/vector_math.h"
 
 namespace loom {
 namespace math {
@@ -41,6 +45,17 @@ struct SigmoidOp {
     const T e = std::exp(x);
     return e / (T(1) + e);
   }
+  static void VectorF32(const float* x, float* y, int64_t n, const UnaryParams&) { vmath::Sigmoid(x, y, n); }
+};
+
+struct SwishOp {
+  explicit SwishOp(const UnaryParams& p) : alpha(p.alpha) {}
+  template <typename T>
+  T operator()(T x) const {
+    return x * SigmoidOp(UnaryParams())(static_cast<T>(alpha) * x);
+  }
+  static void VectorF32(const float* x, float* y, int64_t n, const UnaryParams& p) { vmath::Swish(x, y, n, p.alpha); }
+  float alpha;
 };
 
 struct TanhOp {
@@ -49,6 +64,7 @@ struct TanhOp {
   T operator()(T x) const {
     return std::tanh(x);
   }
+  static void VectorF32(const float* x, float* y, int64_t n, const UnaryParams&) { vmath::Tanh(x, y, n); }
 };
 
 struct HardSigmoidOp {
@@ -145,6 +161,13 @@ struct GeluOp {
     }
     return ConvertTo<T>(C(0.5) * v * (C(1) + std::erf(v * C(0.7071067811865476))));
   }
+  static void VectorF32(const float* x, float* y, int64_t n, const UnaryParams& p) {
+    if (p.alpha != 0.f) {
+      vmath::GeluTanh(x, y, n);
+    } else {
+      vmath::Gelu(x, y, n);
+    }
+  }
   bool tanh_form;
 };
 
@@ -200,6 +223,7 @@ const UnaryOpDef kActivationOps[] = {
     {"ThresholdedRelu", &SelectUnaryLoop<ThresholdedReluOp, kFloatTypes>, &ParseAlphaOne},
     {"Shrink", &SelectUnaryLoop<ShrinkOp, kNumericTypes>, &ParseShrink},
     {"Gelu", &SelectUnaryLoop<GeluOp, kFloatTypes>, &ParseGelu},
+    {"Swish", &SelectUnaryLoop<SwishOp, kFloatTypes>, &ParseAlphaOne},
 };
 
 }  // namespace

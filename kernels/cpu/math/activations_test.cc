@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/registry.h"
 #include "kernels/cpu/math/math_test_util.h"
 
 namespace loom {
@@ -66,6 +67,8 @@ std::vector<ActivationCase> Cases() {
       {"Shrink", {}, [](double x) { return x < -F(0.5)  ? x
                                            : x > F(0.5) ? x
                                                         : 0; }},
+      {"Swish", {}, [](double x) { return x / (1 + std::exp(-x)); }},
+      {"Swish", Floats({{"alpha", 1.5f}}), [](double x) { return x / (1 + std::exp(-1.5 * x)); }},
       {"Gelu", {}, [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
       {"Gelu", Approximate("none"), [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
       {"Gelu", Approximate("tanh"),
@@ -113,6 +116,15 @@ TEST(ActivationTest, IntegerReluAndShrink) {
   EXPECT_EQ(out.As<int32_t>(), (std::vector<int32_t>{-1, 0, 0, 0, 1}));  // -3+1.5 = -1.5 -> -1
   ASSERT_TRUE(RunOne("Shrink", shrink, {TestTensor::Of<uint8_t>({3}, {0, 1, 200})}, DType::kUInt8, {3}, &out).ok());
   EXPECT_EQ(out.As<uint8_t>(), (std::vector<uint8_t>{0, 0, 198}));
+}
+
+// Swish also in Loom's domain (builder/passes/fuse_swish.h makes it of
+// x * Sigmoid(x) in graphs of any opset).
+TEST(ActivationTest, LoomSwishIsRegistered) {
+  const std::vector<const KernelDef*> defs = KernelRegistry::Global().FindByOp("Swish", "loom");
+  ASSERT_EQ(defs.size(), 1u);
+  EXPECT_EQ(defs[0]->id, "cpu.Swish.loom");
+  EXPECT_EQ(KernelRegistry::Global().FindByOp("Swish").size(), 1u);
 }
 
 TEST(ActivationTest, SigmoidAndSoftplusStayFiniteAtExtremes) {

@@ -17,6 +17,9 @@ void RegisterCpuMathKernels(KernelRegistry* r) {
 #define LOOM_KERNEL(op, factory) r->AddCpu(op, math::factory);
 #include "kernels/cpu/math/kernels.def"
 #undef LOOM_KERNEL
+  // x * sigmoid(alpha * x) in Loom's domain (builder/passes/fuse_swish.h),
+  // for graphs of any opset.
+  r->AddCpu("Swish", math::NewActivationKernel, "loom", "loom");
 }
 
 }  // namespace loom

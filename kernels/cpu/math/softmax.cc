@@ -5,13 +5,16 @@
 // `axis` (default 1): [prod(dims[:axis]), prod(dims[axis:])], normalized per
 // row. Both subtract the maximum before exponentiating. Rows (inner == 1)
 // are processed contiguously; otherwise blocks of up to kBlock columns are
-// processed together so memory is still read row by row.
+// processed together so memory is still read row by row. float32 takes
+// its maxima, exponentials and scaling from vector_math.h.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "kernels/cpu/math/math_util.h"
+#include "kernels/cpu/math/vector_math.h"
 
 namespace loom {
 namespace math {
@@ -33,6 +36,38 @@ void NormalizeColumns(const T* x, T* y, int64_t count, int64_t stride, int64_t c
   T best[kBlock];
   T sum[kBlock];
   int64_t arg[kBlock];
+  if constexpr (std::is_same_v<T, float> && kMode != Mode::kHardmax) {
+    for (int64_t j = 0; j < cols; ++j) {
+      best[j] = x[j];
+      sum[j] = 0.f;
+    }
+    for (int64_t r = 1; r < count; ++r) {
+      const float* row = x + r * stride;
+      for (int64_t j = 0; j < cols; ++j) best[j] = row[j] > best[j] ? row[j] : best[j];
+    }
+    for (int64_t r = 0; r < count; ++r) {
+      const float* in = x + r * stride;
+      float* out = y + r * stride;
+      for (int64_t j = 0; j < cols; ++j) out[j] = in[j] - best[j];
+      vmath::Exp(out, out, cols);
+      for (int64_t j = 0; j < cols; ++j) sum[j] += out[j];
+    }
+    if constexpr (kMode == Mode::kSoftmax) {
+      for (int64_t j = 0; j < cols; ++j) sum[j] = 1.f / sum[j];
+      for (int64_t r = 0; r < count; ++r) {
+        float* out = y + r * stride;
+        for (int64_t j = 0; j < cols; ++j) out[j] *= sum[j];
+      }
+    } else {
+      for (int64_t j = 0; j < cols; ++j) sum[j] = std::log(sum[j]);
+      for (int64_t r = 0; r < count; ++r) {
+        const float* in = x + r * stride;
+        float* out = y + r * stride;
+        for (int64_t j = 0; j < cols; ++j) out[j] = (in[j] - best[j]) - sum[j];
+      }
+    }
+    return;
+  }
   for (int64_t j = 0; j < cols; ++j) {
     best[j] = x[j];
     arg[j] = 0;
@@ -77,6 +112,18 @@ void NormalizeColumns(const T* x, T* y, int64_t count, int64_t stride, int64_t c
 // Normalizes one contiguous row of n elements.
 template <typename T, Mode kMode>
 void NormalizeRow(const T* x, T* y, int64_t n) {
+  if constexpr (std::is_same_v<T, float> && kMode != Mode::kHardmax) {
+    const float best = vmath::Max(x, n);
+    if constexpr (kMode == Mode::kSoftmax) {
+      const float sum = vmath::ExpShiftSum(x, y, n, best);
+      vmath::ScaleAdd(y, y, n, 1.f / sum, 0.f);
+    } else {
+      const float log_sum = std::log(vmath::ExpShiftSum(x, nullptr, n, best));
+      vmath::ScaleAdd(x, y, n, 1.f, -best);
+      vmath::ScaleAdd(y, y, n, 1.f, -log_sum);
+    }
+    return;
+  }
   T best = x[0];
   int64_t arg = 0;
   for (int64_t i = 1; i < n; ++i) {

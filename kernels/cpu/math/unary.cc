@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "kernels/cpu/math/unary_kernel.h"
+#include "kernels/cpu/math/vector_math.h"
 
 namespace loom {
 namespace math {
@@ -23,7 +24,6 @@ namespace {
 
 LOOM_FLOAT_UNARY(ReciprocalOp, T(1) / x)
 LOOM_FLOAT_UNARY(SqrtOp, std::sqrt(x))
-LOOM_FLOAT_UNARY(ExpOp, std::exp(x))
 LOOM_FLOAT_UNARY(LogOp, std::log(x))
 LOOM_FLOAT_UNARY(FloorOp, std::floor(x))
 LOOM_FLOAT_UNARY(CeilOp, std::ceil(x))
@@ -78,8 +78,18 @@ struct SignOp {
   }
 };
 
+struct ExpOp {
+  explicit ExpOp(const UnaryParams&) {}
+  template <typename T>
+  T operator()(T x) const {
+    return std::exp(x);
+  }
+  static void VectorF32(const float* x, float* y, int64_t n, const UnaryParams&) { vmath::Exp(x, y, n); }
+};
+
 struct ErfOp {
   explicit ErfOp(const UnaryParams&) {}
+  static void VectorF32(const float* x, float* y, int64_t n, const UnaryParams&) { vmath::Erf(x, y, n); }
   template <typename T>
   T operator()(T x) const {
     return ConvertTo<T>(std::erf(static_cast<ComputeType<T>>(x)));

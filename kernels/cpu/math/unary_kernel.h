@@ -9,7 +9,9 @@
 //   };
 //   {"Sqrt", &SelectUnaryLoop<SqrtOp, kFloatTypes>, nullptr}
 //
-// A functor returning bool produces a bool tensor (IsNaN, IsInf, Not).
+// A functor returning bool produces a bool tensor (IsNaN, IsInf, Not). A
+// functor with a static VectorF32(x, y, n, params) runs it for float32
+// instead (the array functions of vector_math.h).
 #pragma once
 
 #include <cstddef>
@@ -40,8 +42,17 @@ struct UnaryOpDef {
   bool bool_output = false;
 };
 
+template <typename Op, typename = void>
+struct HasVectorF32 : std::false_type {};
+template <typename Op>
+struct HasVectorF32<Op, std::void_t<decltype(&Op::VectorF32)>> : std::true_type {};
+
 template <typename Op, typename T>
 void UnaryLoopImpl(const void* xv, void* yv, int64_t n, const UnaryParams& params) {
+  if constexpr (std::is_same_v<T, float> && HasVectorF32<Op>::value) {
+    Op::VectorF32(static_cast<const float*>(xv), static_cast<float*>(yv), n, params);
+    return;
+  }
   const Op op(params);
   const T* x = static_cast<const T*>(xv);
   using R = decltype(op(x[0]));

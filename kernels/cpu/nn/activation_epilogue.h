@@ -2,26 +2,31 @@
 // their output while it is still in cache. The builder's fuse_activation pass
 // describes it with Loom attributes on the anchor node:
 //   loom.activation        "Relu" | "Clip" | "LeakyRelu" | "Sigmoid" |
-//                          "HardSigmoid" | "HardSwish" | "Tanh"
+//                          "HardSigmoid" | "HardSwish" | "Tanh" | "Swish"
 //   loom.activation_min    Clip lower bound (absent = -inf)
 //   loom.activation_max    Clip upper bound (absent = +inf)
-//   loom.activation_alpha  LeakyRelu alpha (0.01), HardSigmoid alpha (0.2)
+//   loom.activation_alpha  LeakyRelu alpha (0.01), HardSigmoid alpha (0.2),
+//                          Swish alpha (1)
 //   loom.activation_beta   HardSigmoid beta (0.5)
-// Semantics are exactly those of the ONNX ops of the same names.
+// Semantics are exactly those of the ONNX ops of the same names (Swish:
+// opset 24, x * sigmoid(alpha * x); SiLU when alpha is 1). float Sigmoid,
+// Tanh and Swish run the array functions of math/vector_math.h.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "common/status.h"
 #include "kernels/common/kernel.h"
+#include "kernels/cpu/math/vector_math.h"
 
 namespace loom {
 namespace nn {
 
-enum class ActivationKind { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish, kTanh };
+enum class ActivationKind { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish, kTanh, kSwish };
 
 struct Activation {
   ActivationKind kind = ActivationKind::kNone;
@@ -74,6 +79,9 @@ inline Status ParseActivation(const KernelSetup& setup, Activation* act) {
     act->beta = at.GetFloat("loom.activation_beta", 0.5f);
   } else if (s == "Tanh") {
     act->kind = ActivationKind::kTanh;
+  } else if (s == "Swish") {
+    act->kind = ActivationKind::kSwish;
+    act->alpha = at.GetFloat("loom.activation_alpha", 1.f);
   } else {
     return setup.Unsupported("fused activation '" + s + "'");
   }
@@ -104,6 +112,10 @@ inline void ApplyActivation(const Activation& act, T* data, int64_t n) {
       return;
     }
     case ActivationKind::kSigmoid:
+      if constexpr (std::is_same_v<T, float>) {
+        vmath::Sigmoid(data, data, n);
+        return;
+      }
       for (int64_t i = 0; i < n; ++i) {
         // Split by sign so exp never overflows.
         const T x = data[i];
@@ -128,7 +140,21 @@ inline void ApplyActivation(const Activation& act, T* data, int64_t n) {
       return;
     }
     case ActivationKind::kTanh:
+      if constexpr (std::is_same_v<T, float>) {
+        vmath::Tanh(data, data, n);
+        return;
+      }
       for (int64_t i = 0; i < n; ++i) data[i] = std::tanh(data[i]);
+      return;
+    case ActivationKind::kSwish:
+      if constexpr (std::is_same_v<T, float>) {
+        vmath::Swish(data, data, n, act.alpha);
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        const T x = data[i], v = static_cast<T>(act.alpha) * x;
+        data[i] = x * (v >= T(0) ? T(1) / (T(1) + std::exp(-v)) : std::exp(v) / (T(1) + std::exp(v)));
+      }
       return;
   }
 }

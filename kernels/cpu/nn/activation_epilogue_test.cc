@@ -47,6 +47,10 @@ TEST(ActivationEpilogue, EachKindMatchesOnnx) {
   ExpectApplies(SetupWith("Relu"), [](double x) { return x > 0 ? x : 0; });
   ExpectApplies(SetupWith("Tanh"), [](double x) { return std::tanh(x); });
   ExpectApplies(SetupWith("Sigmoid"), [](double x) { return 1 / (1 + std::exp(-x)); });
+  ExpectApplies(SetupWith("Swish"), [](double x) { return x / (1 + std::exp(-x)); });
+  KernelSetup swish = SetupWith("Swish");
+  swish.attrs.SetFloat("loom.activation_alpha", 0.5f);
+  ExpectApplies(swish, [](double x) { return x / (1 + std::exp(-0.5 * x)); });
   // Clip: both bounds, only min (max absent = +inf), ReLU6.
   KernelSetup clip = SetupWith("Clip");
   clip.attrs.SetFloat("loom.activation_min", -1.f);

@@ -66,7 +66,7 @@ inline void Unroll(F&& f) {
 }
 
 // The piecewise-linear fused activations on vectors (ApplyActivation's
-// semantics); Sigmoid and Tanh are left to ApplyActivation on the stored row.
+// semantics); Sigmoid, Tanh and Swish are left to ApplyActivation on the stored row.
 template <class V>
 struct VectorActivation {
   using T = typename V::T;
@@ -77,7 +77,9 @@ struct VectorActivation {
         alpha(V::Set1(act ? act->alpha : 0.f)),
         beta(V::Set1(act ? act->beta : 0.f)) {}
 
-  bool scalar_after_store() const { return kind == ActivationKind::kSigmoid || kind == ActivationKind::kTanh; }
+  bool scalar_after_store() const {
+    return kind == ActivationKind::kSigmoid || kind == ActivationKind::kTanh || kind == ActivationKind::kSwish;
+  }
 
   T operator()(T v) const {
     const T zero = V::Zero();
