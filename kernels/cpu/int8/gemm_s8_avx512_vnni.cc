@@ -88,8 +88,11 @@ LOOM_AVX512_VNNI void GemmS8Avx512Vnni(const GemmS8Block& blk) {
   for (int64_t pi = 0; pi < a_panels; pi += kMaxA) {
     const int ma = static_cast<int>(std::min<int64_t>(kMaxA, a_panels - pi));
     const int16_t* a = blk.a + pi * a_panel;
-    for (int64_t pj = 0; pj < b_panels; pj += kMaxB) {
-      const int nb = static_cast<int>(std::min<int64_t>(kMaxB, b_panels - pj));
+    for (int64_t pj = 0, nb = 0; pj < b_panels; pj += nb) {
+      // Three panels at a time, but 2 + 2 rather than 3 + 1 for the last four
+      // (a one-panel tile does a third of the work per load).
+      const int64_t left = b_panels - pj;
+      nb = (left == 4 ? 2 : std::min<int64_t>(kMaxB, left));
       kKernels[ma - 1][nb - 1](blk.kp, a, a_panel, blk.b + pj * b_panel, b_panel, acc);
       for (int sa = 0; sa < ma; ++sa) {
         const int64_t i = (pi + sa) * kGemmS8Mr;
