@@ -196,6 +196,14 @@ bool Available(GemmS8Impl impl) {
 #else
       return false;
 #endif
+    case GemmS8Impl::kAvx512Vnni:
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_cpu_init();
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vnni");
+#else
+      return false;
+#endif
   }
   return false;
 }
@@ -207,7 +215,7 @@ std::atomic<int> g_impl{-1};
 
 std::vector<GemmS8Impl> AvailableGemmS8Impls() {
   std::vector<GemmS8Impl> impls;
-  for (GemmS8Impl impl : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512})
+  for (GemmS8Impl impl : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni})
     if (Available(impl)) impls.push_back(impl);
   return impls;
 }
@@ -222,10 +230,10 @@ GemmS8Impl ActiveGemmS8Impl() {
   int impl = g_impl.load(std::memory_order_relaxed);
   if (impl < 0) {
     GemmS8Impl best = GemmS8Impl::kPortable;
-    for (GemmS8Impl faster : {GemmS8Impl::kAvx2, GemmS8Impl::kAvx512})
+    for (GemmS8Impl faster : {GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni})
       if (Available(faster)) best = faster;
     const char* env = std::getenv("LOOM_INT8_GEMM");
-    for (GemmS8Impl named : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512})
+    for (GemmS8Impl named : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni})
       if (env && std::strcmp(env, GemmS8ImplName(named)) == 0 && Available(named)) best = named;
     impl = static_cast<int>(best);
     g_impl.store(impl, std::memory_order_relaxed);
@@ -238,6 +246,7 @@ const char* GemmS8ImplName(GemmS8Impl impl) {
     case GemmS8Impl::kPortable: return "portable";
     case GemmS8Impl::kAvx2: return "avx2";
     case GemmS8Impl::kAvx512: return "avx512";
+    case GemmS8Impl::kAvx512Vnni: return "avx512vnni";
   }
   return "?";
 }
@@ -259,6 +268,7 @@ void GemmS8(const GemmS8Block& block) {
 #if defined(__x86_64__) || defined(__i386__)
     case GemmS8Impl::kAvx2: internal::GemmS8Avx2(block); return;
     case GemmS8Impl::kAvx512: internal::GemmS8Avx512(block); return;
+    case GemmS8Impl::kAvx512Vnni: internal::GemmS8Avx512Vnni(block); return;
 #endif
     default: internal::GemmS8Portable(block); return;
   }

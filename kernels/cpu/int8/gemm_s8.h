@@ -19,7 +19,8 @@
 //
 // Implementations: a portable one (plain loops GCC vectorizes, any target)
 // and, on x86, AVX2 and AVX-512BW ones (vpmaddwd on a 4 x 16 register tile
-// in ymm / zmm registers), each compiled with a function-level target
+// in ymm / zmm registers) and AVX-512 VNNI (vpdpwssd, exact and not
+// saturating, on an up to 8 x 48 tile of the same panels), each compiled with a function-level target
 // attribute in its own file and picked at run time by CPU features, the
 // widest available. Tests run every available one (SetGemmS8Impl).
 #pragma once
@@ -108,13 +109,13 @@ void GemmS8(const GemmS8Block& block);
 // implementation's vector path when it has one.
 void RequantizeRow(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n, int8_t* y);
 
-enum class GemmS8Impl { kPortable, kAvx2, kAvx512 };
+enum class GemmS8Impl { kPortable, kAvx2, kAvx512, kAvx512Vnni };
 
 // The implementations this CPU can run, portable first, fastest last.
 std::vector<GemmS8Impl> AvailableGemmS8Impls();
 // Selects the implementation GemmS8 uses, process-wide; false, leaving the
 // selection, when unavailable. The default is the fastest available, or the
-// one $LOOM_INT8_GEMM names ("portable", "avx2", "avx512") if available: a
+// one $LOOM_INT8_GEMM names ("portable", "avx2", "avx512", "avx512vnni") if available: a
 // knob to compare implementations from the command line.
 bool SetGemmS8Impl(GemmS8Impl impl);
 GemmS8Impl ActiveGemmS8Impl();

@@ -1,4 +1,5 @@
-// Internal to the GEMM core (gemm_s8.cc, gemm_s8_avx2.cc, gemm_s8_avx512.cc): the block
+// Internal to the GEMM core (gemm_s8.cc, gemm_s8_avx2.cc, gemm_s8_avx512.cc,
+// gemm_s8_avx512_vnni.cc): the block
 // functions of each implementation and the store of a finished register tile
 // they share.
 #pragma once
@@ -31,6 +32,7 @@ void RequantizeRowAvx2(const OutputSteps& steps, int64_t channel, const int32_t*
                        int8_t* y);
 void GemmS8Avx2(const GemmS8Block& block);
 void GemmS8Avx512(const GemmS8Block& block);
+void GemmS8Avx512Vnni(const GemmS8Block& block);
 #endif
 
 }  // namespace internal

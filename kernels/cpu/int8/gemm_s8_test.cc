@@ -88,6 +88,9 @@ TEST(GemmS8Test, MatchesNaiveOnEveryImplementation) {
       {1, 1, 1, true},     {4, 2, 16, true},   {5, 3, 17, false},   {3, 7, 15, true},
       {8, 64, 32, false},  {13, 27, 45, true}, {9, 147, 33, false}, {64, 576, 50, true},
       {2, 1001, 3, false}, {31, 0, 18, true},  {17, 130, 1, false}, {1, 512, 100, false},
+      // Every combination of full and partial 8 x 48 register tiles.
+      {8, 9, 48, true},    {16, 2, 96, false}, {21, 33, 97, true},  {6, 1, 130, false},
+      {11, 18, 47, true},  {24, 65, 144, false},
   };
   std::mt19937 gen(7);
   for (const Problem& p : problems) {
@@ -165,7 +168,9 @@ TEST(GemmS8Test, ImplementationSelection) {
   EXPECT_EQ(ActiveGemmS8Impl(), GemmS8Impl::kPortable);
   EXPECT_TRUE(SetGemmS8Impl(saved));
 #if defined(__x86_64__) || defined(__i386__)
-  if (__builtin_cpu_supports("avx512bw")) {
+  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")) {
+    EXPECT_EQ(impls.back(), GemmS8Impl::kAvx512Vnni);
+  } else if (__builtin_cpu_supports("avx512bw")) {
     EXPECT_EQ(impls.back(), GemmS8Impl::kAvx512);
   } else if (__builtin_cpu_supports("avx2")) {
     EXPECT_EQ(impls.back(), GemmS8Impl::kAvx2);
@@ -173,6 +178,7 @@ TEST(GemmS8Test, ImplementationSelection) {
 #else
   EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx2));
   EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx512));
+  EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx512Vnni));
 #endif
 }
 
