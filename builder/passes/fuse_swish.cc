@@ -27,6 +27,7 @@ class FuseSwish : public Pass {
  public:
   explicit FuseSwish(bool before_placement) : before_placement_(before_placement) {}
   const char* name() const override { return "fuse_swish"; }
+  int min_opt_level() const override { return 2; }
 
   Status Run(ir::Graph& g, PassContext& ctx, int* changes) override {
     ir::UseLists uses = g.BuildUseLists();
