@@ -54,6 +54,8 @@ double RefActivation(const Activation& a, double v) {
       return v * std::min(1.0, std::max(0.0, a.alpha * v + a.beta));
     case ActivationKind::kTanh:
       return std::tanh(v);
+    case ActivationKind::kSwish:
+      return v / (1.0 + std::exp(-a.alpha * v));
   }
   return v;
 }
@@ -94,6 +96,8 @@ Activation MakeActivation(int kind) {
   } else if (a.kind == ActivationKind::kHardSwish) {
     a.alpha = 1.f / 6.f;
     a.beta = 0.5f;
+  } else if (a.kind == ActivationKind::kSwish) {
+    a.alpha = 1.5f;
   }
   return a;
 }
@@ -172,7 +176,7 @@ TEST_P(ConvDepthwiseF32Test, MatchesReferenceOnRandomShapes) {
     c.pad_bottom = rng() % 3;
     c.pad_right = rng() % 3;
     c.bias = rng() % 2 == 0;
-    c.act = MakeActivation(static_cast<int>(rng() % 8));
+    c.act = MakeActivation(static_cast<int>(rng() % 9));
     if (!Finish(&c)) continue;
     const int threads = 1 + iter % 3;
     Check(c, *GetParam(), threads, &rng, Describe(c, threads));

@@ -61,7 +61,7 @@ std::vector<double> Reference(const WinogradConvShape& s, const std::vector<floa
 }
 
 std::vector<Activation> AllActivations() {
-  std::vector<Activation> acts(8);
+  std::vector<Activation> acts(9);
   acts[1].kind = ActivationKind::kRelu;
   acts[2].kind = ActivationKind::kClip;
   acts[2].min = -0.5f;
@@ -76,6 +76,8 @@ std::vector<Activation> AllActivations() {
   acts[6].alpha = 1.f / 6.f;
   acts[6].beta = 0.5f;
   acts[7].kind = ActivationKind::kTanh;
+  acts[8].kind = ActivationKind::kSwish;
+  acts[8].alpha = 1.5f;
   return acts;
 }
 
