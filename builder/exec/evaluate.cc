@@ -10,6 +10,7 @@ namespace exec {
 Status EvaluateNode(const ir::Graph& graph, const ir::Node& node, const KernelRegistry& registry,
                     size_t max_output_bytes, std::vector<EvaluatedOutput>* outputs) {
   KernelSetup setup = MakeKernelSetup(graph, node);
+  setup.pack_constants = true;  // the kernel runs here
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     if (node.inputs[i] < 0) continue;
     if (!graph.value(node.inputs[i]).is_constant())

@@ -23,6 +23,7 @@ Status CheckLayouts(const KernelDef& def, const KernelSetup& setup) {
 
 KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node, const DeviceConfig* device) {
   KernelSetup s;
+  s.pack_constants = false;
   s.device_config = device;
   s.op = node.op;
   s.domain = node.domain;

@@ -22,7 +22,9 @@ namespace exec {
 // The node as its kernel sees it: dtypes, shapes (possibly unknown = empty
 // for values with shape_known false), layouts, attributes and const_data
 // pointers into the constants' buffers (valid while the graph's values live),
-// prepared for the device configured by `device` (null: the CPU).
+// prepared for the device configured by `device` (null: the CPU). Its
+// pack_constants is false: a kernel chosen with it only says whether it takes
+// the node (EvaluateNode, which runs kernels, sets it back to true).
 KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node, const DeviceConfig* device = nullptr);
 
 struct ChosenKernel {

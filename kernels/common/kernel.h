@@ -73,6 +73,11 @@ struct KernelSetup {
   // and for CPU nodes): a device kernel may allocate device memory and
   // upload its constants in Prepare. Outlives the kernel.
   DeviceRuntime* runtime = nullptr;
+  // False when the caller only asks whether the kernel takes the node (the
+  // builder's placement and kernel choice) and will never call Run: a kernel
+  // may then skip packing or transforming its constant inputs, but must
+  // accept or refuse the node exactly as it would otherwise.
+  bool pack_constants = true;
 
   // Errors with a bare message, e.g. "weight has 3 dims, expected 4" (an
   // Unsupported one reads "unsupported <what>"). Kernels never name their

@@ -253,11 +253,11 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
     ws.pad_right = g_.pad_end[2];
     if (const int tile = ChooseWinogradTile(ws)) {
       winograd_ = std::make_unique<WinogradConvF32>();
-      winograd_->Prepare(ws, tile, static_cast<const float*>(w.const_data), act_);
+      winograd_->Prepare(ws, tile, setup.pack_constants ? static_cast<const float*>(w.const_data) : nullptr, act_);
       return Status::Ok();
     }
   }
-  if (w.const_data) {
+  if (w.const_data && setup.pack_constants) {
     const float* wd = static_cast<const float*>(w.const_data);
     packed_w_.resize(static_cast<size_t>(group_));
     for (int64_t gi = 0; gi < group_; ++gi) packed_w_[gi].PackA(wd + gi * cout_g_ * k_, k_, false, cout_g_, k_);

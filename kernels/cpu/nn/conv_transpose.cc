@@ -148,7 +148,7 @@ Status ConvTransposeKernel::Prepare(const KernelSetup& setup) {
   out_size_ = out_[0] * out_[1] * out_[2];
   rows_ = cout_g_ * kernel_size_;
   packed_w_.clear();
-  if (dtype_ == DType::kFloat32 && w.const_data) {
+  if (dtype_ == DType::kFloat32 && w.const_data && setup.pack_constants) {
     const float* wd = static_cast<const float*>(w.const_data);
     packed_w_.resize(static_cast<size_t>(group_));
     for (int64_t g = 0; g < group_; ++g) packed_w_[g].PackA(wd + g * cin_g_ * rows_, rows_, true, rows_, cin_g_);

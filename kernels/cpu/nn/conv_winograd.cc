@@ -44,9 +44,10 @@ void WinogradConvF32::Prepare(const WinogradConvShape& shape, int tile_m, const 
   wp_ = tiles_w_ * m_ + 2;
 
   // U[p][ci][co] = sum_{k,l} G[i][k] g[k][l] G[j][l], p = i * a + j.
+  u_.clear();
   const double* G = FilterMatrix(m_);
-  std::vector<float> u(static_cast<size_t>(points * cin * cout));
-  for (int64_t co = 0; co < cout; ++co)
+  std::vector<float> u(w ? static_cast<size_t>(points * cin * cout) : 0);
+  for (int64_t co = 0; co < (w ? cout : 0); ++co)
     for (int64_t ci = 0; ci < cin; ++ci) {
       const float* g = w + (co * cin + ci) * 9;
       double gg[6][3];  // G g
@@ -58,8 +59,8 @@ void WinogradConvF32::Prepare(const WinogradConvShape& shape, int tile_m, const 
           u[static_cast<size_t>(((i * a_ + j) * cin + ci) * cout + co)] = static_cast<float>(v);
         }
     }
-  u_.assign(static_cast<size_t>(points), PackedMatrixF32());
-  for (int64_t p = 0; p < points; ++p) u_[p].PackB(u.data() + p * cin * cout, cout, false, cin, cout, isa);
+  if (w) u_.assign(static_cast<size_t>(points), PackedMatrixF32());
+  for (int64_t p = 0; p < (w ? points : 0); ++p) u_[p].PackB(u.data() + p * cin * cout, cout, false, cin, cout, isa);
 
   if (tiles_per_block <= 0) {
     const int64_t per_tile = points * (cin + cout) * static_cast<int64_t>(sizeof(float));

@@ -37,7 +37,9 @@ struct WinogradConvShape {
 
 class WinogradConvF32 {
  public:
-  // tile_m: 4 for F(4x4, 3x3), 2 for F(2x2, 3x3). w: [Cout, Cin, 3, 3].
+  // tile_m: 4 for F(4x4, 3x3), 2 for F(2x2, 3x3). w: [Cout, Cin, 3, 3], or
+  // null to set up everything but the transformed weights (Run must not be
+  // called then).
   // tiles_per_block: 0 picks the block from the cache budget.
   void Prepare(const WinogradConvShape& shape, int tile_m, const float* w, const Activation& act,
                const GemmF32Isa& isa = ActiveGemmF32Isa(), int64_t tiles_per_block = 0);

@@ -216,6 +216,21 @@ TEST(ConvWinogradTest, ConvKernelForcedOnAndOff) {
   }
 }
 
+TEST(ConvWinogradTest, WithoutWeightsSetsUpTheSameGeometry) {
+  // A builder that only checks the kernel prepares it without weights; the
+  // geometry (hence the scratch it asks for) must not depend on them.
+  std::mt19937 gen(11);
+  const WinogradConvShape s = {2, 64, 96, 28, 28, 1, 1, 1, 1};
+  const std::vector<float> w = RandomFloats(static_cast<size_t>(s.out_channels * s.in_channels * 9), &gen);
+  for (int m : {2, 4}) {
+    WinogradConvF32 with, without;
+    with.Prepare(s, m, w.data(), Activation());
+    without.Prepare(s, m, nullptr, Activation());
+    EXPECT_EQ(with.tile_m(), without.tile_m());
+    for (int threads : {1, 2, 4}) EXPECT_EQ(with.ScratchBytes(threads), without.ScratchBytes(threads)) << m;
+  }
+}
+
 }  // namespace
 }  // namespace nn
 }  // namespace loom

@@ -96,7 +96,7 @@ Status GemmKernel::Prepare(const KernelSetup& setup) {
   RETURN_IF_ERROR(ParseActivation(setup, &act_));
   if (!act_.none() && dtype_ != DType::kFloat32 && dtype_ != DType::kFloat64)
     return setup.Unsupported(std::string("fused activation on dtype ") + DTypeName(dtype_));
-  if (dtype_ == DType::kFloat32 && b.const_data)
+  if (dtype_ == DType::kFloat32 && b.const_data && setup.pack_constants)
     packed_b_.PackB(static_cast<const float*>(b.const_data), b.shape[1], trans_b_, k_, n_);
   return Status::Ok();
 }

@@ -65,7 +65,7 @@ Status MatMulKernel::Prepare(const KernelSetup& setup) {
   RETURN_IF_ERROR(ParseActivation(setup, &act_));
   if (!act_.none() && dtype_ != DType::kFloat32 && dtype_ != DType::kFloat64)
     return setup.Unsupported(std::string("fused activation on dtype ") + DTypeName(dtype_));
-  if (dtype_ == DType::kFloat32 && b.const_data && shape.b_matrices == 1 && shape.batches > 0)
+  if (dtype_ == DType::kFloat32 && b.const_data && setup.pack_constants && shape.b_matrices == 1 && shape.batches > 0)
     packed_b_.PackB(static_cast<const float*>(b.const_data), n_, false, k_, n_);
   return Status::Ok();
 }
