@@ -158,6 +158,23 @@ TEST_P(GemmF32Test, MatchesReferenceOnEdgeShapes) {
         for (const Epilogue& e : {Epilogue(), bias}) RunCase(isa(), c, threads, s, e);
 }
 
+// Every row count of the last row panel (the shorter row kernels) and of full
+// panels, with one and several K blocks: plain stores, accumulation over K
+// blocks, beta blending and a finishing epilogue.
+TEST_P(GemmF32Test, MatchesReferenceForEveryEdgeRowCount) {
+  const int mr = isa().mr, nr = isa().nr;
+  Epilogue finish;
+  finish.col_bias = true;
+  finish.act.kind = ActivationKind::kRelu;
+  for (int64_t m = 1; m <= 2 * mr + 1; ++m)
+    for (int64_t n : {int64_t{nr}, int64_t{2 * nr + 3}})
+      for (int64_t k : {int64_t{7}, kGemmKc + 5})
+        for (Source s : {Source::kPlain, Source::kPacked}) {
+          RunCase(isa(), {m, n, k, false, false, 1.f, 0.f}, 1, s, Epilogue());
+          RunCase(isa(), {m, n, k, false, false, 1.f, 1.f}, 1, s, finish);
+        }
+}
+
 // Shapes around the path's MR, NR and the KC / MC / NC blocks, and random
 // shapes up to a few hundred, with random transposes, alpha, beta, biases,
 // activations, operand sources and thread counts.
