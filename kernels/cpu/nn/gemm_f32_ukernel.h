@@ -205,6 +205,11 @@ void PackA(const float* a, int64_t lda, bool trans, int64_t m, int64_t i0, int64
         float* d = dst + kk * MR;
         for (int r = 0; r < MR; ++r) d[r] = r < rows ? src[r] : 0.f;
       }
+    } else if (rows >= MR) {
+      // A full panel: the MR rows read side by side, the panel written in
+      // order.
+      const float* src = a + (i0 + p) * lda + k0;
+      for (int64_t kk = 0; kk < kc; ++kk) Unroll<MR>([&](auto r) { dst[kk * MR + r] = src[r * lda + kk]; });
     } else {
       for (int r = 0; r < MR; ++r) {
         const float* src = a + (i0 + p + r) * lda + k0;
