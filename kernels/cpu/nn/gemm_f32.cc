@@ -141,15 +141,21 @@ void GemmF32(const GemmF32Params& p, void* scratch, ThreadPool* pool) {
     return;
   }
   const GemmF32Isa& isa = IsaOf(p);
-  // Split C into tm x tn tasks. Column splits cost nothing extra (each task
-  // packs only its own B columns; A is packed once or per task, which is
-  // cheap next to the task's work), so prefer several column tasks per thread
-  // for load balance; split rows only when there are too few columns (each
-  // row task repacks its B columns).
+  // Split C into tm x tn tasks. With B packed ahead of time and A packed on
+  // the fly (MatMul and Gemm with constant weights), split rows, one task
+  // per thread: row tasks share B and each packs only its own rows of A,
+  // where every column task would pack all of A. Otherwise column splits
+  // cost little (each task packs only its own B columns; A is packed ahead of
+  // time or per task), so prefer several column tasks per thread for load
+  // balance; split rows only when there are too few columns (each row task
+  // repacks its B columns).
   const int threads = pool ? pool->NumThreads() : 1;
   const double flops = 2.0 * p.m * p.n * p.k;
+  const int64_t row_panels = (p.m + isa.mr - 1) / isa.mr;
   int64_t tm = 1, tn = 1;
-  if (threads > 1 && flops > 2.0e5) {
+  if (threads > 1 && flops > 2.0e5 && p.packed_b && !p.packed_a && row_panels >= 2 * threads) {
+    tm = threads;
+  } else if (threads > 1 && flops > 2.0e5) {
     tn = std::min<int64_t>((p.n + 63) / 64, 4 * threads);
     if (tn < 2 * threads) tm = std::min<int64_t>((2 * threads + tn - 1) / tn, (p.m + 15) / 16);
     tn = std::max<int64_t>(tn, 1);

@@ -35,7 +35,7 @@
 namespace loom {
 namespace nn {
 
-constexpr int64_t kGemmKc = 256;   // depth of a packed block
+constexpr int64_t kGemmKc = 384;   // depth of a packed block
 constexpr int64_t kGemmMc = 128;   // rows of a packed A block (rounded down to a multiple of MR)
 constexpr int64_t kGemmNc = 1024;  // columns of a packed B block (rounded down to a multiple of NR)
 

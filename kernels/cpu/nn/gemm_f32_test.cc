@@ -43,7 +43,9 @@ struct Case {
   float alpha, beta;
 };
 
-enum class Source { kPlain, kPacked, kGather };
+// kPackedB: B packed ahead of time, A packed on the fly (MatMul and Gemm with
+// constant weights).
+enum class Source { kPlain, kPacked, kGather, kPackedB };
 
 struct Epilogue {
   bool row_bias = false, col_bias = false;
@@ -113,6 +115,12 @@ void RunCase(const GemmF32Isa& isa, const Case& c, int threads, Source source, c
     pb.PackB(b.data(), ldb, c.tb, c.k, c.n, isa);
     p.packed_a = &pa;
     p.packed_b = &pb;
+  } else if (source == Source::kPackedB) {
+    pb.PackB(b.data(), ldb, c.tb, c.k, c.n, isa);
+    p.packed_b = &pb;
+    p.a = a.data();
+    p.lda = lda;
+    p.trans_a = c.ta;
   } else {
     p.a = a.data();
     p.lda = lda;
@@ -154,8 +162,25 @@ TEST_P(GemmF32Test, MatchesReferenceOnEdgeShapes) {
   bias.row_bias = bias.col_bias = true;
   for (const Case& c : cases)
     for (int threads : {1, 2})
-      for (Source s : {Source::kPlain, Source::kPacked, Source::kGather})
+      for (Source s : {Source::kPlain, Source::kPacked, Source::kGather, Source::kPackedB})
         for (const Epilogue& e : {Epilogue(), bias}) RunCase(isa(), c, threads, s, e);
+}
+
+// Every row count of the last row panel (the shorter row kernels) and of full
+// panels, with one and several K blocks: plain stores, accumulation over K
+// blocks, beta blending and a finishing epilogue.
+TEST_P(GemmF32Test, MatchesReferenceForEveryEdgeRowCount) {
+  const int mr = isa().mr, nr = isa().nr;
+  Epilogue finish;
+  finish.col_bias = true;
+  finish.act.kind = ActivationKind::kRelu;
+  for (int64_t m = 1; m <= 2 * mr + 1; ++m)
+    for (int64_t n : {int64_t{nr}, int64_t{2 * nr + 3}})
+      for (int64_t k : {int64_t{7}, kGemmKc + 5})
+        for (Source s : {Source::kPlain, Source::kPacked, Source::kPackedB}) {
+          RunCase(isa(), {m, n, k, false, false, 1.f, 0.f}, 1, s, Epilogue());
+          RunCase(isa(), {m, n, k, false, false, 1.f, 1.f}, 2, s, finish);
+        }
 }
 
 // Shapes around the path's MR, NR and the KC / MC / NC blocks, and random
@@ -196,7 +221,7 @@ TEST_P(GemmF32Test, MatchesReferenceOnRandomShapes) {
     e.act.max = 0.75f;
     e.act.alpha = e.act.kind == ActivationKind::kLeakyRelu ? 0.1f : 0.2f;
     e.act.beta = 0.5f;
-    const Source source = static_cast<Source>(gen() % 3);
+    const Source source = static_cast<Source>(gen() % 4);
     RunCase(isa(), c, 1 + static_cast<int>(gen() % 2), source, e);
     if (HasFatalFailure()) return;
   }
