@@ -83,8 +83,17 @@ class PoolKernel final : public Kernel {
   void RunMax(const KernelArgs& args) const;
   void RunAverage(const KernelArgs& args) const;
 
+  // MaxPool: the max over output position ow's w taps of a reduced row.
+  int8_t RowWindowMax(const int8_t* row_max, int64_t ow) const {
+    const int64_t sw = ow * g_.stride[2] - g_.pad_begin[2], dw = g_.dilation[2];
+    int8_t best = -128;
+    for (int64_t kw = lo_[2][ow]; kw < hi_[2][ow]; ++kw) best = std::max(best, row_max[sw + kw * dw]);
+    return best;
+  }
+
   bool average_;
   nn::WindowGeometry g_;
+  int64_t full_begin_ = 0, full_end_ = 0;  // output w positions whose window lies inside the row
   int64_t planes_ = 0;  // N * C
   int32_t x_zero_point_ = 0;
   // Per axis, per output index: taps inside the input are [lo, hi).
@@ -147,6 +156,12 @@ Status PoolKernel::Prepare(const KernelSetup& setup) {
       padded[a][o] = n;
     }
   }
+  // The w windows wholly inside the input are consecutive (their starts increase).
+  auto full = [&](int64_t o) { return lo_[2][o] == 0 && hi_[2][o] == g_.kernel[2]; };
+  full_begin_ = 0;
+  while (full_begin_ < g_.out[2] && !full(full_begin_)) ++full_begin_;
+  full_end_ = full_begin_;
+  while (full_end_ < g_.out[2] && full(full_end_)) ++full_end_;
   stages_.clear();
   stage_of_.clear();
   if (!average_) return Status::Ok();
@@ -194,12 +209,15 @@ void PoolKernel::RunMax(const KernelArgs& args) const {
               for (int64_t kh = lo_[1][oh]; kh < hi_[1][oh]; ++kh)
                 MaxInto(in + (id * g_.in[1] + sh + kh * g_.dilation[1]) * width, width, row_max);
             }
-            for (int64_t ow = 0; ow < g_.out[2]; ++ow, ++o) {
-              const int64_t sw = ow * g_.stride[2] - g_.pad_begin[2], dw = g_.dilation[2];
-              int8_t best = -128;
-              for (int64_t kw = lo_[2][ow]; kw < hi_[2][ow]; ++kw) best = std::max(best, row_max[sw + kw * dw]);
-              out[o] = best;
+            const int64_t dw = g_.dilation[2];
+            int64_t ow = 0;
+            for (; ow < g_.out[2] && ow < full_begin_; ++ow, ++o) out[o] = RowWindowMax(row_max, ow);
+            if (g_.stride[2] == 2 && g_.kernel[2] == 3 && dw == 1) {
+              // The common 3-wide, stride-2 window over its full span, branch free.
+              const int8_t* r = row_max + 2 * ow - g_.pad_begin[2];
+              for (; ow < full_end_; ++ow, ++o, r += 2) out[o] = std::max(std::max(r[0], r[1]), r[2]);
             }
+            for (; ow < g_.out[2]; ++ow, ++o) out[o] = RowWindowMax(row_max, ow);
             continue;
           }
           for (int64_t ow = 0; ow < g_.out[2]; ++ow, ++o) {
