@@ -135,7 +135,6 @@ void WeightOffsets(const int8_t* a, int64_t lda, int64_t rows, int64_t k, int32_
 void PackBGatherU8(const int8_t* src, const int32_t* taps, int64_t depth, const int32_t* columns, int64_t cols,
                    uint8_t* dst) {
   const int64_t panel = QuadBPanelSize(depth);
-  const int64_t full_quads = depth / 4;
   for (int64_t q = 0; q < cols; q += kNr, dst += panel) {
     const int32_t* col = columns + q;
     const int n = static_cast<int>(std::min<int64_t>(kNr, cols - q));
@@ -145,7 +144,7 @@ void PackBGatherU8(const int8_t* src, const int32_t* taps, int64_t depth, const 
     PanelRuns runs;
     if (n == kNr) FindRuns(col, &runs);
     if (runs.step) {
-      for (; kq < full_quads; ++kq, d += 4 * kNr) {
+      for (; kq < depth / 4; ++kq, d += 4 * kNr) {
         const int32_t* t = taps + 4 * kq;
         InterleaveQuads(GatherRow(src + t[0], runs), GatherRow(src + t[1], runs), GatherRow(src + t[2], runs),
                         GatherRow(src + t[3], runs), d);
