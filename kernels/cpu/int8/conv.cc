@@ -15,6 +15,11 @@
 //              element (k, p) = input[tap_offset[k] + column_offset[p]],
 //              straight into packed B panels. A 1x1 stride-1 unpadded Conv
 //              reads X in place (the gather degenerates to row copies).
+//              With the avx512vnni-u8 GEMM implementation (the default on
+//              CPUs with AVX-512 VNNI) the same blocks run on the u8 · s8
+//              core of gemm_u8s8.h instead: W packed in k-quads of bytes, the
+//              gather adding 128 to each activation, the bias corrected by
+//              WeightOffsets; bit-exact with the int16 core.
 // Tasks are blocks of output positions (B blocks sized to stay in L2) of
 // one (image, group), split further by output-channel rows when there are
 // fewer blocks than threads.
@@ -29,6 +34,7 @@
 #include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/int8/depthwise_conv.h"
 #include "kernels/cpu/int8/gemm_s8.h"
+#include "kernels/cpu/int8/gemm_u8s8.h"
 #include "kernels/cpu/int8/linear_output.h"
 #include "kernels/cpu/nn/conv_geometry.h"
 
@@ -63,7 +69,10 @@ class ConvKernel final : public Kernel {
   int32_t x_zero_point_ = 0;
   const int8_t* weights_ = nullptr;       // W's constant data (depthwise path)
   OutputSteps steps_;                     // the output stage of each output channel
-  std::vector<PackedS8Matrix> packed_w_;  // per group (gemm path)
+  std::vector<PackedS8Matrix> packed_w_;  // per group (gemm path, int16 core)
+  bool u8_ = false;                       // the u8 · s8 core instead
+  std::vector<std::vector<int8_t>> quad_w_;  // per group (u8 · s8 core)
+  std::vector<int32_t> weight_offsets_;      // per output channel (u8 · s8 core)
   // gemm path: padded input dims (= input dims without padding), offsets, blocks.
   int64_t padded_[kMaxSpatialRank] = {1, 1, 1};
   size_t padded_bytes_ = 0;             // 0 when X is read in place
@@ -139,13 +148,24 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
       for (int64_t ow = 0; ow < g_.out[2]; ++ow)
         column_offset_[t++] = static_cast<int32_t>(od * g_.stride[0] * padded_[1] * padded_[2] +
                                                    oh * g_.stride[1] * padded_[2] + ow * g_.stride[2]);
+  u8_ = ActiveGemmS8Impl() == GemmS8Impl::kAvx512VnniU8 && GemmU8S8Available();
   // Columns per task: as many B panels as fit the block budget, spread evenly.
   const int64_t panels = NumBPanels(g_.OutSize());
-  const int64_t panel_bytes = BPanelSize(k_) * static_cast<int64_t>(sizeof(int16_t));
+  const int64_t panel_bytes = u8_ ? QuadBPanelSize(k_) : BPanelSize(k_) * static_cast<int64_t>(sizeof(int16_t));
   const int64_t fit = std::max<int64_t>(1, kBBlockBytes / std::max<int64_t>(1, panel_bytes));
   const int64_t blocks = std::max<int64_t>(1, (panels + fit - 1) / fit);
   block_cols_ = std::max<int64_t>(1, (panels + blocks - 1) / blocks) * kGemmS8Nr;
   block_bytes_ = AlignUp(static_cast<size_t>(block_cols_ / kGemmS8Nr * panel_bytes));
+  if (u8_) {
+    quad_w_.resize(static_cast<size_t>(group_));
+    weight_offsets_.resize(static_cast<size_t>(out_channels_));
+    WeightOffsets(weights_, k_, out_channels_, k_, weight_offsets_.data());
+    for (int64_t gi = 0; gi < group_; ++gi) {
+      quad_w_[gi].resize(static_cast<size_t>(NumAPanels(cout_g_) * QuadAPanelSize(k_)));
+      PackAQuads(weights_ + gi * cout_g_ * k_, k_, cout_g_, k_, quad_w_[gi].data());
+    }
+    return Status::Ok();
+  }
   packed_w_.resize(static_cast<size_t>(group_));
   for (int64_t gi = 0; gi < group_; ++gi) packed_w_[gi].PackA(weights_ + gi * cout_g_ * k_, k_, cout_g_, k_);
   return Status::Ok();
@@ -210,11 +230,32 @@ void ConvKernel::RunGemm(const KernelArgs& args) const {
         const int64_t p0 = cb * block_cols_, cols = std::min(block_cols_, out_size - p0);
         const int64_t r0 = split * rows_per_split, rows = std::min(rows_per_split, cout_g_ - r0);
         if (rows <= 0) continue;
+        const int64_t m0 = gi * cout_g_ + r0;
+        if (u8_) {
+          uint8_t* quad_b = reinterpret_cast<uint8_t*>(packed_b);
+          if (packed_task != gc) {
+            PackBGatherU8(src + gi * cin_g_ * plane, tap_offset_.data(), k_, column_offset_.data() + p0, cols, quad_b);
+            packed_task = gc;
+          }
+          GemmU8S8Block blk;
+          blk.a = quad_w_[gi].data() + (r0 / kGemmS8Mr) * QuadAPanelSize(k_);
+          blk.b = quad_b;
+          blk.rows = rows;
+          blk.cols = cols;
+          blk.kq = KQuads(k_);
+          blk.y = yn + m0 * out_size + p0;
+          blk.ldy = out_size;
+          blk.bias = bias + m0;
+          blk.offset = weight_offsets_.data() + m0;
+          blk.steps = &steps_;
+          blk.channel0 = m0;
+          GemmU8S8(blk);
+          continue;
+        }
         if (packed_task != gc) {
           PackBGather(src + gi * cin_g_ * plane, tap_offset_.data(), k_, column_offset_.data() + p0, cols, packed_b);
           packed_task = gc;
         }
-        const int64_t m0 = gi * cout_g_ + r0;
         GemmS8Block blk;
         blk.a = packed_w_[gi].APanels(r0);
         blk.b = packed_b;

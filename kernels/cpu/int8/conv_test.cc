@@ -185,6 +185,9 @@ std::vector<ConvCase> Cases() {
       C({1, 40, 6, 7}, 70, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}),
       // stem-like 7x7 stride 2
       C({1, 3, 23, 29}, 16, {7, 7}, {2, 2}, {1, 1}, {3, 3, 3, 3}),
+      // stride 2 onto 7-wide output rows: every 16-column panel spans several
+      // rows (the packers' split runs); deeper than a 8 x 48 tile in rows
+      C({1, 24, 14, 14}, 36, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}),
       // 1x1: in place, then with stride (downsample) and with padding
       C({2, 20, 7, 9}, 33, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}),
       C({2, 16, 9, 9}, 24, {1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}),

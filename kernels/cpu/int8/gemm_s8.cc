@@ -197,6 +197,7 @@ bool Available(GemmS8Impl impl) {
       return false;
 #endif
     case GemmS8Impl::kAvx512Vnni:
+    case GemmS8Impl::kAvx512VnniU8:
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_cpu_init();
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -215,7 +216,8 @@ std::atomic<int> g_impl{-1};
 
 std::vector<GemmS8Impl> AvailableGemmS8Impls() {
   std::vector<GemmS8Impl> impls;
-  for (GemmS8Impl impl : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni})
+  for (GemmS8Impl impl : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni,
+                          GemmS8Impl::kAvx512VnniU8})
     if (Available(impl)) impls.push_back(impl);
   return impls;
 }
@@ -230,10 +232,12 @@ GemmS8Impl ActiveGemmS8Impl() {
   int impl = g_impl.load(std::memory_order_relaxed);
   if (impl < 0) {
     GemmS8Impl best = GemmS8Impl::kPortable;
-    for (GemmS8Impl faster : {GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni})
+    for (GemmS8Impl faster :
+         {GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni, GemmS8Impl::kAvx512VnniU8})
       if (Available(faster)) best = faster;
     const char* env = std::getenv("LOOM_INT8_GEMM");
-    for (GemmS8Impl named : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni})
+    for (GemmS8Impl named : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni,
+                             GemmS8Impl::kAvx512VnniU8})
       if (env && std::strcmp(env, GemmS8ImplName(named)) == 0 && Available(named)) best = named;
     impl = static_cast<int>(best);
     g_impl.store(impl, std::memory_order_relaxed);
@@ -247,13 +251,19 @@ const char* GemmS8ImplName(GemmS8Impl impl) {
     case GemmS8Impl::kAvx2: return "avx2";
     case GemmS8Impl::kAvx512: return "avx512";
     case GemmS8Impl::kAvx512Vnni: return "avx512vnni";
+    case GemmS8Impl::kAvx512VnniU8: return "avx512vnni-u8";
   }
   return "?";
 }
 
 void RequantizeRow(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n, int8_t* y) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (ActiveGemmS8Impl() != GemmS8Impl::kPortable) {
+  const GemmS8Impl impl = ActiveGemmS8Impl();
+  if (impl == GemmS8Impl::kAvx512 || impl == GemmS8Impl::kAvx512Vnni || impl == GemmS8Impl::kAvx512VnniU8) {
+    internal::RequantizeRowAvx512(steps, channel, acc, bias, n, y);
+    return;
+  }
+  if (impl != GemmS8Impl::kPortable) {
     internal::RequantizeRowAvx2(steps, channel, acc, bias, n, y);
     return;
   }
@@ -268,7 +278,8 @@ void GemmS8(const GemmS8Block& block) {
 #if defined(__x86_64__) || defined(__i386__)
     case GemmS8Impl::kAvx2: internal::GemmS8Avx2(block); return;
     case GemmS8Impl::kAvx512: internal::GemmS8Avx512(block); return;
-    case GemmS8Impl::kAvx512Vnni: internal::GemmS8Avx512Vnni(block); return;
+    case GemmS8Impl::kAvx512Vnni:
+    case GemmS8Impl::kAvx512VnniU8: internal::GemmS8Avx512Vnni(block); return;
 #endif
     default: internal::GemmS8Portable(block); return;
   }

@@ -109,13 +109,16 @@ void GemmS8(const GemmS8Block& block);
 // implementation's vector path when it has one.
 void RequantizeRow(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n, int8_t* y);
 
-enum class GemmS8Impl { kPortable, kAvx2, kAvx512, kAvx512Vnni };
+// kAvx512VnniU8 is kAvx512Vnni for GemmS8, and makes the Conv use the u8 · s8
+// core of gemm_u8s8.h (vpdpbusd on byte panels) instead.
+enum class GemmS8Impl { kPortable, kAvx2, kAvx512, kAvx512Vnni, kAvx512VnniU8 };
 
 // The implementations this CPU can run, portable first, fastest last.
 std::vector<GemmS8Impl> AvailableGemmS8Impls();
 // Selects the implementation GemmS8 uses, process-wide; false, leaving the
 // selection, when unavailable. The default is the fastest available, or the
-// one $LOOM_INT8_GEMM names ("portable", "avx2", "avx512", "avx512vnni") if available: a
+// one $LOOM_INT8_GEMM names ("portable", "avx2", "avx512", "avx512vnni",
+// "avx512vnni-u8") if available: a
 // knob to compare implementations from the command line.
 bool SetGemmS8Impl(GemmS8Impl impl);
 GemmS8Impl ActiveGemmS8Impl();

@@ -60,7 +60,7 @@ LOOM_AVX512 void GemmS8Avx512(const GemmS8Block& blk) {
     const int rows = static_cast<int>(std::min<int64_t>(kGemmS8Mr, blk.rows - i));
     for (int64_t j = 0; j < blk.cols; j += kGemmS8Nr) {
       MicroKernel4x16(blk.kp, a, blk.b + (j / kGemmS8Nr) * b_panel, acc);
-      StoreTileAvx2(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)));
+      StoreTileAvx512(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)));
     }
   }
 }

@@ -99,8 +99,8 @@ LOOM_AVX512_VNNI void GemmS8Avx512Vnni(const GemmS8Block& blk) {
         const int rows = static_cast<int>(std::min<int64_t>(kGemmS8Mr, blk.rows - i));
         for (int sb = 0; sb < nb; ++sb) {
           const int64_t j = (pj + sb) * kGemmS8Nr;
-          StoreTileAvx2(blk, acc + (sa * nb + sb) * kGemmS8Mr * kGemmS8Nr, i, j, rows,
-                        static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)));
+          StoreTileAvx512(blk, acc + (sa * nb + sb) * kGemmS8Mr * kGemmS8Nr, i, j, rows,
+                          static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)));
         }
       }
     }

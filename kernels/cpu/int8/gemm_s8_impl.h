@@ -11,11 +11,16 @@
 
 namespace loom {
 namespace int8 {
+struct GemmU8S8Block;
+
 namespace internal {
 
 // a + b wrapping in 32 bits (the int32 bias add of GemmS8Block).
 inline int32_t WrappingAdd(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+inline int32_t WrappingSub(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
 }
 
 // Requantizes and stores rows x cols of the kGemmS8Mr x kGemmS8Nr row-major
@@ -31,8 +36,14 @@ void StoreTileAvx2(const GemmS8Block& blk, const int32_t* acc, int64_t i0, int64
 void RequantizeRowAvx2(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n,
                        int8_t* y);
 void GemmS8Avx2(const GemmS8Block& block);
+// The AVX-512 epilogue (store_tile_avx512.cc): requantize.h's arithmetic
+// itself, sixteen lanes at once, instead of the lookup tables.
+void StoreTileAvx512(const GemmS8Block& blk, const int32_t* acc, int64_t i0, int64_t j0, int rows, int cols);
+void RequantizeRowAvx512(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n,
+                         int8_t* y);
 void GemmS8Avx512(const GemmS8Block& block);
 void GemmS8Avx512Vnni(const GemmS8Block& block);
+void GemmU8S8Avx512Vnni(const GemmU8S8Block& block);
 #endif
 
 }  // namespace internal

@@ -169,7 +169,8 @@ TEST(GemmS8Test, ImplementationSelection) {
   EXPECT_TRUE(SetGemmS8Impl(saved));
 #if defined(__x86_64__) || defined(__i386__)
   if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")) {
-    EXPECT_EQ(impls.back(), GemmS8Impl::kAvx512Vnni);
+    EXPECT_EQ(impls.back(), GemmS8Impl::kAvx512VnniU8);
+    EXPECT_EQ(impls[impls.size() - 2], GemmS8Impl::kAvx512Vnni);
   } else if (__builtin_cpu_supports("avx512bw")) {
     EXPECT_EQ(impls.back(), GemmS8Impl::kAvx512);
   } else if (__builtin_cpu_supports("avx2")) {
@@ -179,6 +180,7 @@ TEST(GemmS8Test, ImplementationSelection) {
   EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx2));
   EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx512));
   EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx512Vnni));
+  EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx512VnniU8));
 #endif
 }
 

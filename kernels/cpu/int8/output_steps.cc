@@ -57,6 +57,21 @@ void OutputSteps::Build(const std::vector<requant::OutputStage>& stages) {
   first_.assign(n, 0);
   top_.assign(n, 0);
   bounds_.assign(n * kStride, static_cast<int32_t>(kAccMax));
+  fixed_ = FixedPoint();
+  for (const requant::OutputStage& s : stages) {
+    const int32_t left = s.m.shift > 0 ? s.m.shift : 0, right = s.m.shift > 0 ? 0 : -s.m.shift;
+    fixed_.multiplier.push_back(s.m.multiplier);
+    fixed_.left.push_back(left);
+    fixed_.sat_hi.push_back(std::numeric_limits<int32_t>::max() >> left);
+    fixed_.sat_lo.push_back(std::numeric_limits<int32_t>::min() >> left);
+    fixed_.right.push_back(right);
+    const int32_t mask = static_cast<int32_t>((int64_t{1} << right) - 1);
+    fixed_.round_mask.push_back(mask);
+    fixed_.round_half.push_back(mask >> 1);
+    fixed_.lo.push_back(s.range.min - s.zero_point);
+    fixed_.hi.push_back(s.range.max - s.zero_point);
+    fixed_.zero_point.push_back(s.zero_point);
+  }
   for (size_t c = 0; c < n; ++c) {
     const requant::OutputStage& s = stages[c];
     const int32_t first = requant::Requantize(static_cast<int32_t>(kAccMin), s);

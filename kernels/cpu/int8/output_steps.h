@@ -59,7 +59,22 @@ class OutputSteps {
   const int32_t* top() const { return top_.data(); }
   const int32_t* bounds() const { return bounds_.data(); }
 
+  // The same stages in requantize.h's fixed-point form, one entry per
+  // channel in each array, for vector code that evaluates Requantize directly
+  // (shift-and-multiply, no table): with left = max(shift, 0) and
+  // right = max(-shift, 0),
+  //   saturation  acc > sat_hi saturates acc · 2^left to INT32_MAX, acc < sat_lo
+  //               to INT32_MIN (sat_hi = INT32_MAX >> left, sat_lo = INT32_MIN >> left)
+  //   rounding    round_mask = 2^right - 1, round_half = round_mask >> 1
+  //   clamp       lo = range.min - zero_point, hi = range.max - zero_point
+  //               (the clamp before the zero point add, which cannot overflow then)
+  struct FixedPoint {
+    std::vector<int32_t> multiplier, left, sat_hi, sat_lo, right, round_mask, round_half, lo, hi, zero_point;
+  };
+  const FixedPoint& fixed_point() const { return fixed_; }
+
  private:
+  FixedPoint fixed_;
   std::vector<float> scale_, offset_;
   std::vector<int32_t> first_, top_;
   std::vector<int32_t> bounds_;

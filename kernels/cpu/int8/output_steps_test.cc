@@ -95,6 +95,54 @@ TEST(OutputStepsTest, VectorPathMatchesScalar) {
   }
 }
 
+// Stages straight in fixed-point form, one for every shift in [-31, 31] with
+// random multipliers (and 0), zero points and clamps: the vector paths (the
+// AVX-512 one evaluates this arithmetic itself, with its saturating left
+// shift and 64-bit rounding) at the int32 extremes, around the saturation
+// thresholds of the left shift, around every interval end and at random
+// accumulators, against Requantize.
+TEST(OutputStepsTest, VectorPathAtEveryShift) {
+  std::mt19937 gen(5);
+  std::uniform_int_distribution<int32_t> multiplier(1 << 30, kMax);
+  std::uniform_int_distribution<int32_t> zero_point(-128, 127);
+  std::vector<requant::OutputStage> stages;
+  for (int32_t shift = -31; shift <= 31; ++shift) {
+    for (int variant = 0; variant < 3; ++variant) {
+      requant::OutputStage s;
+      s.m.multiplier = variant == 2 && shift % 8 == 0 ? 0 : variant == 1 ? kMax : multiplier(gen);
+      s.m.shift = shift;
+      s.zero_point = zero_point(gen);
+      if (variant == 1) s.range.min = -20;
+      if (variant == 2) s.range.max = 100;
+      stages.push_back(s);
+    }
+  }
+  OutputSteps steps;
+  steps.Build(stages);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax);
+  for (size_t c = 0; c < stages.size(); ++c) {
+    const requant::OutputStage& s = stages[c];
+    std::vector<int32_t> acc = {kMin, kMin + 1, kMax, kMax - 1, -1, 0, 1};
+    const int left = s.m.shift > 0 ? s.m.shift : 0;
+    for (int32_t edge : {kMax >> left, kMin >> left})
+      for (int64_t d = -2; d <= 2; ++d)
+        if (edge + d >= kMin && edge + d <= kMax) acc.push_back(static_cast<int32_t>(edge + d));
+    for (int i = 0; i <= steps.top()[c]; ++i) {
+      const int64_t end = steps.bounds()[static_cast<int64_t>(c) * OutputSteps::kStride + 1 + i];
+      for (int64_t d = -1; d <= 1; ++d)
+        if (end + d >= kMin && end + d <= kMax) acc.push_back(static_cast<int32_t>(end + d));
+    }
+    for (int i = 0; i < 200; ++i) acc.push_back(any(gen));
+    std::vector<int8_t> want(acc.size());
+    for (size_t i = 0; i < acc.size(); ++i) want[i] = static_cast<int8_t>(requant::Requantize(acc[i], s));
+    linear_test::ForEachGemmImpl([&] {
+      std::vector<int8_t> got(acc.size());
+      RequantizeRow(steps, static_cast<int64_t>(c), acc.data(), 0, static_cast<int64_t>(acc.size()), got.data());
+      EXPECT_EQ(got, want) << "multiplier " << s.m.multiplier << " shift " << s.m.shift;
+    });
+  }
+}
+
 }  // namespace
 }  // namespace int8
 }  // namespace loom

@@ -176,6 +176,7 @@ const PoolCase kCases[] = {
     P({1, 1, 4, 4}, {2, 2}, {1, 1}, {2, 2, 2, 2}, {}),  // windows entirely in the padding
     P({1, 1, 3, 3}, {3, 3}, {1, 1}, {}, {}),          // one window, the whole plane
     P({1, 32, 56, 56}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {}),  // large: split across threads
+    P({1, 2, 3, 4100}, {2, 3}, {1, 2}, {1, 1, 0, 1}, {}),  // rows wider than MaxPool's row buffer
 };
 
 TEST(Int8MaxPoolTest, MatchesNaiveAndTheFloatKernel) {
