@@ -59,7 +59,7 @@ void WinogradConvF32::Prepare(const WinogradConvShape& shape, int tile_m, const 
           u[static_cast<size_t>(((i * a_ + j) * cin + ci) * cout + co)] = static_cast<float>(v);
         }
     }
-  if (w) u_.assign(static_cast<size_t>(points), PackedMatrixF32());
+  if (w) u_.resize(static_cast<size_t>(points));
   for (int64_t p = 0; p < (w ? points : 0); ++p) u_[p].PackB(u.data() + p * cin * cout, cout, false, cin, cout, isa);
 
   if (tiles_per_block <= 0) {

@@ -4,17 +4,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 
 namespace loom {
 namespace nn {
 namespace {
 
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-
-template <typename T>
-T* AlignUp64(T* p) {
-  return reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(p) + 63) / 64 * 64);
-}
 
 // The path of a call; packed operands carry the path they were packed for.
 const GemmF32Isa& IsaOf(const GemmF32Params& p) {
@@ -96,38 +92,48 @@ constexpr size_t kThreadFloats = kPackAFloats + kPackBFloats;
 
 }  // namespace
 
+void PackedMatrixF32::AlignedDelete::operator()(float* p) const { ::operator delete(p, std::align_val_t(64)); }
+
+void PackedMatrixF32::Allocate(size_t floats) {
+  data_.reset(static_cast<float*>(::operator new((floats > 0 ? floats : 1) * sizeof(float), std::align_val_t(64))));
+}
+
 void PackedMatrixF32::PackA(const float* src, int64_t ld, bool trans, int64_t m, int64_t k, const GemmF32Isa& isa) {
   isa_ = &isa;
   rows_ = m;
   cols_ = k;
   padded_ = RoundUp(m, isa.mr);
-  data_.assign(static_cast<size_t>(padded_ * k) + 16, 0.f);
+  Allocate(static_cast<size_t>(padded_ * k));
   for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
     const int64_t kc = std::min(kGemmKc, k - k0);
-    isa.pack_a(src, ld, trans, m, 0, padded_, k0, kc, AlignUp64(data_.data()) + k0 * padded_);
+    isa.pack_a(src, ld, trans, m, 0, padded_, k0, kc, data_.get() + k0 * padded_);
   }
 }
 
 void PackedMatrixF32::PackB(const float* src, int64_t ld, bool trans, int64_t k, int64_t n, const GemmF32Isa& isa) {
+  AllocateB(k, n, isa);
+  for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
+    const int64_t kc = std::min(kGemmKc, k - k0);
+    isa.pack_b(src, ld, trans, n, k0, kc, 0, padded_, data_.get() + k0 * padded_);
+  }
+}
+
+void PackedMatrixF32::AllocateB(int64_t k, int64_t n, const GemmF32Isa& isa) {
   isa_ = &isa;
   rows_ = k;
   cols_ = n;
   padded_ = RoundUp(n, isa.nr);
-  data_.assign(static_cast<size_t>(padded_ * k) + 16, 0.f);
-  for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
-    const int64_t kc = std::min(kGemmKc, k - k0);
-    isa.pack_b(src, ld, trans, n, k0, kc, 0, padded_, AlignUp64(data_.data()) + k0 * padded_);
-  }
+  Allocate(static_cast<size_t>(padded_ * k));
 }
 
 const float* PackedMatrixF32::BlockA(int64_t k0, int64_t row) const {
   const int64_t kc = std::min(kGemmKc, cols_ - k0);
-  return AlignUp64(data_.data()) + k0 * padded_ + (row / isa_->mr) * kc * isa_->mr;
+  return data_.get() + k0 * padded_ + (row / isa_->mr) * kc * isa_->mr;
 }
 
 const float* PackedMatrixF32::BlockB(int64_t k0, int64_t col) const {
   const int64_t kc = std::min(kGemmKc, rows_ - k0);
-  return AlignUp64(data_.data()) + k0 * padded_ + (col / isa_->nr) * kc * isa_->nr;
+  return data_.get() + k0 * padded_ + (col / isa_->nr) * kc * isa_->nr;
 }
 
 size_t GemmF32ScratchBytes(int num_threads) {
