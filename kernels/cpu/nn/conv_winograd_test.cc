@@ -150,8 +150,8 @@ TEST(ConvWinogradTest, EdgeShapes) {
   // 1x1 input with pads (one partial tile), exact tile multiples, one row,
   // more input channels than one KC block.
   const WinogradConvShape shapes[] = {
-      {1, 3, 5, 1, 1, 1, 1, 1, 1},  {1, 8, 8, 6, 6, 0, 0, 0, 0},   {1, 4, 4, 10, 10, 1, 1, 1, 1},
-      {1, 5, 3, 3, 20, 0, 1, 0, 1}, {2, 16, 33, 9, 7, 1, 0, 0, 1}, {1, 1, 1, 3, 3, 0, 0, 0, 0},
+      {1, 3, 5, 1, 1, 1, 1, 1, 1},    {1, 8, 8, 6, 6, 0, 0, 0, 0},   {1, 4, 4, 10, 10, 1, 1, 1, 1},
+      {1, 5, 3, 3, 20, 0, 1, 0, 1},   {2, 16, 33, 9, 7, 1, 0, 0, 1}, {1, 1, 1, 3, 3, 0, 0, 0, 0},
       {1, 400, 21, 5, 6, 1, 1, 1, 0},  // two KC blocks of input channels
   };
   for (const GemmF32Isa* isa : SupportedGemmF32Isas()) {
