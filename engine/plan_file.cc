@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/checksum.h"
+#include "schemas/plan_checksum.h"
 #include "schemas/plan_format.h"
 #include "schemas/plan_generated.h"
 
@@ -98,9 +98,9 @@ Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout) {
                               : AllZero(data, metadata_end, l.constants_offset) && AllZero(data, constants_end, size));
   if (!padding_zero) return Status::Corrupt("plan has non-zero bytes outside its sections (padding)");
 
-  if (Checksum64(data + l.metadata_offset, l.metadata_bytes) != header.metadata_checksum())
+  if (PlanSectionChecksum(l.format_minor, data + l.metadata_offset, l.metadata_bytes) != header.metadata_checksum())
     return Status::Corrupt("plan metadata section checksum mismatch (file damaged)");
-  if (Checksum64(data + l.constants_offset, l.constants_bytes) != header.constants_checksum())
+  if (PlanSectionChecksum(l.format_minor, data + l.constants_offset, l.constants_bytes) != header.constants_checksum())
     return Status::Corrupt("plan constants section checksum mismatch (file damaged)");
   *layout = l;
   return Status::Ok();
