@@ -82,9 +82,7 @@ void TransformWinogradFilters(int m, const float* w, int64_t cin, int64_t cout, 
     std::abort();
   }
   const int points = (m + 2) * (m + 2);
-  u->clear();
-  u->resize(static_cast<size_t>(points));
-  for (PackedMatrixF32& up : *u) up.AllocateB(cin, cout, isa);
+  *u = PackedMatrixF32::AllocateManyB(static_cast<size_t>(points), cin, cout, isa);
   if (m == 2) {
     Transform<2>(w, cin, cout, isa.nr, u);
   } else {

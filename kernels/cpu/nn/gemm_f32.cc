@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <new>
+#include <memory>
+
+#include "kernels/common/aligned_block.h"
 
 namespace loom {
 namespace nn {
@@ -90,20 +92,20 @@ constexpr size_t kPackAFloats = kGemmMc * kGemmKc;
 constexpr size_t kPackBFloats = kGemmKc * kGemmNc;
 constexpr size_t kThreadFloats = kPackAFloats + kPackBFloats;
 
-}  // namespace
-
-void PackedMatrixF32::AlignedDelete::operator()(float* p) const { ::operator delete(p, std::align_val_t(64)); }
-
-void PackedMatrixF32::Allocate(size_t floats) {
-  data_.reset(static_cast<float*>(::operator new((floats > 0 ? floats : 1) * sizeof(float), std::align_val_t(64))));
+// Uninitialized storage for `floats` values.
+std::shared_ptr<float> AllocateFloats(size_t floats) {
+  std::shared_ptr<void> block = AllocateAlignedBlock(floats * sizeof(float));
+  return std::shared_ptr<float>(block, static_cast<float*>(block.get()));
 }
+
+}  // namespace
 
 void PackedMatrixF32::PackA(const float* src, int64_t ld, bool trans, int64_t m, int64_t k, const GemmF32Isa& isa) {
   isa_ = &isa;
   rows_ = m;
   cols_ = k;
   padded_ = RoundUp(m, isa.mr);
-  Allocate(static_cast<size_t>(padded_ * k));
+  data_ = AllocateFloats(static_cast<size_t>(padded_ * k));
   for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
     const int64_t kc = std::min(kGemmKc, k - k0);
     isa.pack_a(src, ld, trans, m, 0, padded_, k0, kc, data_.get() + k0 * padded_);
@@ -118,12 +120,29 @@ void PackedMatrixF32::PackB(const float* src, int64_t ld, bool trans, int64_t k,
   }
 }
 
-void PackedMatrixF32::AllocateB(int64_t k, int64_t n, const GemmF32Isa& isa) {
+void PackedMatrixF32::SetShapeB(int64_t k, int64_t n, const GemmF32Isa& isa) {
   isa_ = &isa;
   rows_ = k;
   cols_ = n;
   padded_ = RoundUp(n, isa.nr);
-  Allocate(static_cast<size_t>(padded_ * k));
+}
+
+void PackedMatrixF32::AllocateB(int64_t k, int64_t n, const GemmF32Isa& isa) {
+  SetShapeB(k, n, isa);
+  data_ = AllocateFloats(static_cast<size_t>(padded_ * k));
+}
+
+std::vector<PackedMatrixF32> PackedMatrixF32::AllocateManyB(size_t count, int64_t k, int64_t n, const GemmF32Isa& isa) {
+  std::vector<PackedMatrixF32> out(count);
+  if (count == 0) return out;
+  out[0].SetShapeB(k, n, isa);
+  const size_t stride = static_cast<size_t>(RoundUp(out[0].padded_ * k, 16));  // keeps each start 64-byte aligned
+  const std::shared_ptr<float> block = AllocateFloats(stride * count);
+  for (size_t i = 0; i < count; ++i) {
+    out[i].SetShapeB(k, n, isa);
+    out[i].data_ = std::shared_ptr<float>(block, block.get() + i * stride);
+  }
+  return out;
 }
 
 const float* PackedMatrixF32::BlockA(int64_t k0, int64_t row) const {

@@ -288,6 +288,32 @@ TEST_P(GemmF32Test, PackedLayoutsHoldEveryValueAndZeroPadding) {
   }
 }
 
+// AllocateManyB: every matrix has the AllocateB layout, its own 64-byte-aligned
+// storage that no other matrix of the block overlaps.
+TEST_P(GemmF32Test, AllocateManyBGivesDisjointAlignedMatrices) {
+  const int64_t k = kGemmKc + 3, n = 2 * isa().nr + 5;
+  const int64_t floats = (n + isa().nr - 1) / isa().nr * isa().nr * k;
+  std::vector<PackedMatrixF32> many = PackedMatrixF32::AllocateManyB(5, k, n, isa());
+  ASSERT_EQ(many.size(), 5u);
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  for (size_t i = 0; i < many.size(); ++i) {
+    EXPECT_EQ(many[i].rows(), k);
+    EXPECT_EQ(many[i].cols(), n);
+    EXPECT_EQ(many[i].isa(), &isa());
+    const uintptr_t start = reinterpret_cast<uintptr_t>(many[i].BlockB(0, 0));
+    EXPECT_EQ(start % 64, 0u) << i;
+    ranges.push_back({start, start + floats * sizeof(float)});
+    // The last panel of the last KC block ends where the matrix does.
+    const float* last = many[i].BlockB(kGemmKc, (n - 1) / isa().nr * isa().nr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(last + 3 * isa().nr), ranges.back().second) << i;
+    std::fill(many[i].MutableBlockB(0, 0), many[i].MutableBlockB(0, 0) + floats, static_cast<float>(i));
+  }
+  for (size_t i = 0; i < ranges.size(); ++i)
+    for (size_t j = i + 1; j < ranges.size(); ++j)
+      EXPECT_TRUE(ranges[i].second <= ranges[j].first || ranges[j].second <= ranges[i].first) << i << " " << j;
+  for (size_t i = 0; i < many.size(); ++i) EXPECT_EQ(many[i].BlockB(0, 0)[floats - 1], static_cast<float>(i)) << i;
+}
+
 TEST(GemmF32, ActiveIsaIsSupportedAndFollowsTheEnvironment) {
   const std::vector<const GemmF32Isa*> isas = SupportedGemmF32Isas();
   ASSERT_FALSE(isas.empty());
