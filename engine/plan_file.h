@@ -6,7 +6,9 @@
 //   magic, format version (a different major version is refused with a
 //   message naming both versions), header size, section offsets and sizes
 //   inside the file, constants_offset % 64 == 0, zero padding between and
-//   after sections, then the Checksum64 of the metadata and of the constants.
+//   after sections, then the checksums of the metadata and of the constants
+//   (the algorithm of the header's format minor: PlanSectionChecksum in
+//   schemas/plan_checksum.h; Checksum64 up to 1.3, Checksum64x8 from 1.4).
 #pragma once
 
 #include <cstddef>

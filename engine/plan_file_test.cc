@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "common/checksum.h"
 #include "engine/testing/plan_writer.h"
 #include "engine/testing/sample_plan.h"
 #include "engine/testing/test_kernels.h"
@@ -147,6 +148,56 @@ TEST(PlanFileTest, ChecksumErrorsNameTheSection) {
   s = Load(bad);
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
   EXPECT_TRUE(Contains(s, "constants section checksum")) << s.message();
+}
+
+// Plans up to 1.3 carry Checksum64, plans from 1.4 Checksum64x8; the reader
+// picks the one of the header's minor, so older plans keep loading, and a
+// checksum of the other algorithm is a mismatch.
+TEST(PlanFileTest, ChecksumAlgorithmFollowsTheFormatMinor) {
+  for (uint16_t minor : {uint16_t{0}, uint16_t{3}, uint16_t{4}, kPlanFormatMinor, uint16_t{9}}) {
+    testing::PlanWriter w = testing::SamplePlanWriter();
+    w.format_minor = minor;
+    const std::vector<uint8_t> plan = w.Finish();
+    const uint64_t mo = LoadLe64(plan, testing::kMetadataOffsetAt), mb = LoadLe64(plan, testing::kMetadataBytesAt);
+    const uint64_t co = LoadLe64(plan, testing::kConstantsOffsetAt), cb = LoadLe64(plan, testing::kConstantsBytesAt);
+    const bool lanes = minor >= 4;
+    const uint64_t old_metadata = Checksum64(plan.data() + mo, mb), old_constants = Checksum64(plan.data() + co, cb);
+    const uint64_t new_metadata = Checksum64x8(plan.data() + mo, mb),
+                   new_constants = Checksum64x8(plan.data() + co, cb);
+    EXPECT_EQ(LoadLe64(plan, testing::kMetadataChecksumAt), lanes ? new_metadata : old_metadata) << minor;
+    EXPECT_EQ(LoadLe64(plan, testing::kConstantsChecksumAt), lanes ? new_constants : old_constants) << minor;
+    std::unique_ptr<PlanFile> file;
+    Status s = PlanFile::FromBuffer(plan.data(), plan.size(), &file);
+    ASSERT_TRUE(s.ok()) << minor << ": " << s.ToString();
+    EXPECT_EQ(file->layout().format_minor, minor);
+    EXPECT_TRUE(Load(plan).ok()) << minor;
+
+    // The other algorithm's checksums, one section at a time.
+    std::vector<uint8_t> bad = plan;
+    StoreLe64(&bad, testing::kMetadataChecksumAt, lanes ? old_metadata : new_metadata);
+    s = PlanFile::FromBuffer(bad.data(), bad.size(), &file);
+    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << minor;
+    EXPECT_TRUE(Contains(s, "metadata section checksum mismatch")) << s.message();
+    bad = plan;
+    StoreLe64(&bad, testing::kConstantsChecksumAt, lanes ? old_constants : new_constants);
+    s = PlanFile::FromBuffer(bad.data(), bad.size(), &file);
+    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << minor;
+    EXPECT_TRUE(Contains(s, "constants section checksum mismatch")) << s.message();
+  }
+}
+
+// A 1.4 plan whose header claims 1.3 (or the reverse) fails its checksums.
+TEST(PlanFileTest, ChangedMinorFailsTheChecksum) {
+  for (uint16_t from : {uint16_t{3}, uint16_t{4}}) {
+    testing::PlanWriter w = testing::SamplePlanWriter();
+    w.format_minor = from;
+    std::vector<uint8_t> plan = w.Finish();
+    plan[testing::kHeaderMinorAt] = static_cast<uint8_t>(from == 3 ? 4 : 3);
+    std::unique_ptr<PlanFile> file;
+    const Status s = PlanFile::FromBuffer(plan.data(), plan.size(), &file);
+    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << from;
+    EXPECT_TRUE(Contains(s, "checksum mismatch")) << s.message();
+  }
 }
 
 TEST(PlanFileTest, RefusesBadLayouts) {

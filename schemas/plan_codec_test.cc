@@ -10,6 +10,7 @@
 
 #include "common/checksum.h"
 #include "engine/plan_file.h"
+#include "schemas/plan_checksum.h"
 
 namespace loom {
 namespace plan_codec {
@@ -153,8 +154,9 @@ TEST(PlanCodecTest, SealedFileHasAlignedChecksummedSections) {
   EXPECT_EQ(h.constants_offset(), AlignPlanOffset(h.metadata_offset() + h.metadata_bytes()));
   EXPECT_EQ(h.constants_bytes(), constants.size());
   ASSERT_EQ(file.size(), h.constants_offset() + h.constants_bytes());
-  EXPECT_EQ(h.metadata_checksum(), Checksum64(metadata.data(), metadata.size()));
-  EXPECT_EQ(h.constants_checksum(), Checksum64(constants.data(), constants.size()));
+  EXPECT_EQ(h.metadata_checksum(), PlanSectionChecksum(kPlanFormatMinor, metadata.data(), metadata.size()));
+  EXPECT_EQ(h.constants_checksum(), PlanSectionChecksum(kPlanFormatMinor, constants.data(), constants.size()));
+  EXPECT_EQ(h.constants_checksum(), Checksum64x8(constants.data(), constants.size()));
   EXPECT_EQ(std::memcmp(file.data() + h.metadata_offset(), metadata.data(), metadata.size()), 0);
   EXPECT_EQ(std::memcmp(file.data() + h.constants_offset(), constants.data(), constants.size()), 0);
   for (uint64_t i = h.metadata_offset() + h.metadata_bytes(); i < h.constants_offset(); ++i)
@@ -178,6 +180,30 @@ TEST(PlanCodecTest, SealsWithoutConstantsAndWithAnyVersion) {
   const Status s = PlanFile::FromBuffer(file.data(), file.size(), &plan_file);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(plan_file->layout().format_minor, 7);
+}
+
+// The checksum algorithm follows the version sealed: 1.3 and older keep
+// Checksum64, so a writer asked for an older minor writes what older engines read.
+TEST(PlanCodecTest, SealsTheChecksumOfTheVersion) {
+  std::vector<uint8_t> constants(200);
+  for (size_t i = 0; i < constants.size(); ++i) constants[i] = static_cast<uint8_t>(i * 11 + 2);
+  for (uint16_t minor : {uint16_t{0}, uint16_t{3}, uint16_t{4}, kPlanFormatMinor}) {
+    const FormatVersion version{kPlanFormatMajor, minor};
+    const std::vector<uint8_t> metadata = Metadata(constants.size(), version);
+    const std::vector<uint8_t> file =
+        SealPlan(metadata.data(), metadata.size(), constants.data(), constants.size(), version);
+    const plan::FileHeader h = Header(file);
+    const bool lanes = minor >= kPlanFormatMinorLaneChecksum;
+    EXPECT_EQ(h.metadata_checksum(),
+              lanes ? Checksum64x8(metadata.data(), metadata.size()) : Checksum64(metadata.data(), metadata.size()))
+        << minor;
+    EXPECT_EQ(h.constants_checksum(),
+              lanes ? Checksum64x8(constants.data(), constants.size()) : Checksum64(constants.data(), constants.size()))
+        << minor;
+    std::unique_ptr<PlanFile> plan_file;
+    const Status s = PlanFile::FromBuffer(file.data(), file.size(), &plan_file);
+    EXPECT_TRUE(s.ok()) << minor << ": " << s.ToString();
+  }
 }
 
 TEST(PlanCodecTest, EngineDetectsAFlippedByte) {

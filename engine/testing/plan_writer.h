@@ -92,7 +92,8 @@ class PlanWriter {
   PlanWriter();
 };
 
-// Rewrites the header checksums after a test changed the plan's bytes.
+// Rewrites the header checksums (the algorithm of the header's format minor)
+// after a test changed the plan's bytes.
 void ResealPlan(std::vector<uint8_t>* plan);
 
 // Byte offsets of the header fields (little-endian).

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/cpu/nn/conv_winograd_filter.h"
 #include "kernels/cpu/nn/conv_winograd_transform.h"
 
 namespace loom {
@@ -16,15 +17,6 @@ constexpr size_t kBlockBudgetBytes = 512 * 1024;  // V + M of one tile block (ha
 constexpr int64_t kMaxTilesPerBlock = 96;
 
 size_t AlignUp64(size_t v) { return (v + 63) / 64 * 64; }
-
-// G (a x 3) of F(m, 3), row-major.
-const double* FilterMatrix(int m) {
-  static const double kG4[6 * 3] = {1.0 / 4,  0,         0,        -1.0 / 6, -1.0 / 6, -1.0 / 6,
-                                    -1.0 / 6, 1.0 / 6,   -1.0 / 6, 1.0 / 24, 1.0 / 12, 1.0 / 6,
-                                    1.0 / 24, -1.0 / 12, 1.0 / 6,  0,        0,        1};
-  static const double kG2[4 * 3] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
-  return m == 4 ? kG4 : kG2;
-}
 
 }  // namespace
 
@@ -43,24 +35,9 @@ void WinogradConvF32::Prepare(const WinogradConvShape& shape, int tile_m, const 
   hp_ = tiles_h_ * m_ + 2;
   wp_ = tiles_w_ * m_ + 2;
 
-  // U[p][ci][co] = sum_{k,l} G[i][k] g[k][l] G[j][l], p = i * a + j.
+  // U_p[ci][co] = (G g G^T)_p, packed per point.
   u_.clear();
-  const double* G = FilterMatrix(m_);
-  std::vector<float> u(w ? static_cast<size_t>(points * cin * cout) : 0);
-  for (int64_t co = 0; co < (w ? cout : 0); ++co)
-    for (int64_t ci = 0; ci < cin; ++ci) {
-      const float* g = w + (co * cin + ci) * 9;
-      double gg[6][3];  // G g
-      for (int i = 0; i < a_; ++i)
-        for (int l = 0; l < 3; ++l) gg[i][l] = G[i * 3] * g[l] + G[i * 3 + 1] * g[3 + l] + G[i * 3 + 2] * g[6 + l];
-      for (int i = 0; i < a_; ++i)
-        for (int j = 0; j < a_; ++j) {
-          const double v = gg[i][0] * G[j * 3] + gg[i][1] * G[j * 3 + 1] + gg[i][2] * G[j * 3 + 2];
-          u[static_cast<size_t>(((i * a_ + j) * cin + ci) * cout + co)] = static_cast<float>(v);
-        }
-    }
-  if (w) u_.assign(static_cast<size_t>(points), PackedMatrixF32());
-  for (int64_t p = 0; p < (w ? points : 0); ++p) u_[p].PackB(u.data() + p * cin * cout, cout, false, cin, cout, isa);
+  if (w) TransformWinogradFilters(m_, w, cin, cout, isa, &u_);
 
   if (tiles_per_block <= 0) {
     const int64_t per_tile = points * (cin + cout) * static_cast<int64_t>(sizeof(float));

@@ -2,8 +2,9 @@
 // dilation 1 and one group: F(4x4, 3x3) (6x6 input tiles, 36 transform
 // points) or F(2x2, 3x3) (4x4 tiles, 16 points).
 //
-//   Prepare  U_p = (G g G^T)_p for every filter, in double, packed per point p
-//            as the GEMM's B operand [Cin x Cout] (PackedMatrixF32, once).
+//   Prepare  U_p = (G g G^T)_p for every filter, written straight into one
+//            packed GEMM B operand [Cin x Cout] per point p
+//            (conv_winograd_filter.h, once).
 //   Run      per image: X is copied once into a zero-padded channel-last
 //            buffer (the pads and the partial tiles at the right/bottom edge
 //            read zeros); then per block of tiles (ParallelFor, one block per

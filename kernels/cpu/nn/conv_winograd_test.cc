@@ -147,10 +147,12 @@ TEST(ConvWinogradTest, RandomShapesMatchDirectReference) {
 
 TEST(ConvWinogradTest, EdgeShapes) {
   std::mt19937 gen(77);
-  // 1x1 input with pads (one partial tile), exact tile multiples, one row.
+  // 1x1 input with pads (one partial tile), exact tile multiples, one row,
+  // more input channels than one KC block.
   const WinogradConvShape shapes[] = {
-      {1, 3, 5, 1, 1, 1, 1, 1, 1},  {1, 8, 8, 6, 6, 0, 0, 0, 0},   {1, 4, 4, 10, 10, 1, 1, 1, 1},
-      {1, 5, 3, 3, 20, 0, 1, 0, 1}, {2, 16, 33, 9, 7, 1, 0, 0, 1}, {1, 1, 1, 3, 3, 0, 0, 0, 0},
+      {1, 3, 5, 1, 1, 1, 1, 1, 1},    {1, 8, 8, 6, 6, 0, 0, 0, 0},   {1, 4, 4, 10, 10, 1, 1, 1, 1},
+      {1, 5, 3, 3, 20, 0, 1, 0, 1},   {2, 16, 33, 9, 7, 1, 0, 0, 1}, {1, 1, 1, 3, 3, 0, 0, 0, 0},
+      {1, 400, 21, 5, 6, 1, 1, 1, 0},  // two KC blocks of input channels
   };
   for (const GemmF32Isa* isa : SupportedGemmF32Isas()) {
     for (const WinogradConvShape& s : shapes) {
@@ -164,7 +166,10 @@ TEST(ConvWinogradTest, EdgeShapes) {
         AlignedBuffer scratch(conv.ScratchBytes(1));
         std::vector<float> y(ref.size(), 12345.f);
         conv.Run(x.data(), b.data(), y.data(), scratch.data(), nullptr);
-        EXPECT_LE(RelativeError(y, ref, Activation()), 2e-5) << Describe(s, m, *isa, 0, true, 1);
+        // The rounding error grows with the sum over input channels: about
+        // 1.5e-5 at 400 channels (the same with the filter transform in double).
+        EXPECT_LE(RelativeError(y, ref, Activation()), s.in_channels > 100 ? 4e-5 : 2e-5)
+            << Describe(s, m, *isa, 0, true, 1);
       }
     }
   }

@@ -4,17 +4,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+
+#include "kernels/common/aligned_block.h"
 
 namespace loom {
 namespace nn {
 namespace {
 
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-
-template <typename T>
-T* AlignUp64(T* p) {
-  return reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(p) + 63) / 64 * 64);
-}
 
 // The path of a call; packed operands carry the path they were packed for.
 const GemmF32Isa& IsaOf(const GemmF32Params& p) {
@@ -94,6 +92,12 @@ constexpr size_t kPackAFloats = kGemmMc * kGemmKc;
 constexpr size_t kPackBFloats = kGemmKc * kGemmNc;
 constexpr size_t kThreadFloats = kPackAFloats + kPackBFloats;
 
+// Uninitialized storage for `floats` values.
+std::shared_ptr<float> AllocateFloats(size_t floats) {
+  std::shared_ptr<void> block = AllocateAlignedBlock(floats * sizeof(float));
+  return std::shared_ptr<float>(block, static_cast<float*>(block.get()));
+}
+
 }  // namespace
 
 void PackedMatrixF32::PackA(const float* src, int64_t ld, bool trans, int64_t m, int64_t k, const GemmF32Isa& isa) {
@@ -101,33 +105,54 @@ void PackedMatrixF32::PackA(const float* src, int64_t ld, bool trans, int64_t m,
   rows_ = m;
   cols_ = k;
   padded_ = RoundUp(m, isa.mr);
-  data_.assign(static_cast<size_t>(padded_ * k) + 16, 0.f);
+  data_ = AllocateFloats(static_cast<size_t>(padded_ * k));
   for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
     const int64_t kc = std::min(kGemmKc, k - k0);
-    isa.pack_a(src, ld, trans, m, 0, padded_, k0, kc, AlignUp64(data_.data()) + k0 * padded_);
+    isa.pack_a(src, ld, trans, m, 0, padded_, k0, kc, data_.get() + k0 * padded_);
   }
 }
 
 void PackedMatrixF32::PackB(const float* src, int64_t ld, bool trans, int64_t k, int64_t n, const GemmF32Isa& isa) {
+  AllocateB(k, n, isa);
+  for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
+    const int64_t kc = std::min(kGemmKc, k - k0);
+    isa.pack_b(src, ld, trans, n, k0, kc, 0, padded_, data_.get() + k0 * padded_);
+  }
+}
+
+void PackedMatrixF32::SetShapeB(int64_t k, int64_t n, const GemmF32Isa& isa) {
   isa_ = &isa;
   rows_ = k;
   cols_ = n;
   padded_ = RoundUp(n, isa.nr);
-  data_.assign(static_cast<size_t>(padded_ * k) + 16, 0.f);
-  for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
-    const int64_t kc = std::min(kGemmKc, k - k0);
-    isa.pack_b(src, ld, trans, n, k0, kc, 0, padded_, AlignUp64(data_.data()) + k0 * padded_);
+}
+
+void PackedMatrixF32::AllocateB(int64_t k, int64_t n, const GemmF32Isa& isa) {
+  SetShapeB(k, n, isa);
+  data_ = AllocateFloats(static_cast<size_t>(padded_ * k));
+}
+
+std::vector<PackedMatrixF32> PackedMatrixF32::AllocateManyB(size_t count, int64_t k, int64_t n, const GemmF32Isa& isa) {
+  std::vector<PackedMatrixF32> out(count);
+  if (count == 0) return out;
+  out[0].SetShapeB(k, n, isa);
+  const size_t stride = static_cast<size_t>(RoundUp(out[0].padded_ * k, 16));  // keeps each start 64-byte aligned
+  const std::shared_ptr<float> block = AllocateFloats(stride * count);
+  for (size_t i = 0; i < count; ++i) {
+    out[i].SetShapeB(k, n, isa);
+    out[i].data_ = std::shared_ptr<float>(block, block.get() + i * stride);
   }
+  return out;
 }
 
 const float* PackedMatrixF32::BlockA(int64_t k0, int64_t row) const {
   const int64_t kc = std::min(kGemmKc, cols_ - k0);
-  return AlignUp64(data_.data()) + k0 * padded_ + (row / isa_->mr) * kc * isa_->mr;
+  return data_.get() + k0 * padded_ + (row / isa_->mr) * kc * isa_->mr;
 }
 
 const float* PackedMatrixF32::BlockB(int64_t k0, int64_t col) const {
   const int64_t kc = std::min(kGemmKc, rows_ - k0);
-  return AlignUp64(data_.data()) + k0 * padded_ + (col / isa_->nr) * kc * isa_->nr;
+  return data_.get() + k0 * padded_ + (col / isa_->nr) * kc * isa_->nr;
 }
 
 size_t GemmF32ScratchBytes(int num_threads) {

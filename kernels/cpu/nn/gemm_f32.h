@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kernels/common/parallel.h"
@@ -43,6 +44,10 @@ constexpr int64_t kGemmNc = 1024;  // columns of a packed B block (rounded down 
 // reads (64-byte aligned).
 // Role A: for each KC block, ceil(rows/MR) panels of kc x MR values.
 // Role B: for each KC block, ceil(cols/NR) panels of kc x NR values.
+// The storage is allocated uninitialized (AllocateAlignedBlock: large blocks
+// on huge pages where available): the packers write every value of every
+// panel, the zero padding below row M (A) or right of column N (B) included.
+// Copies share the storage (read-only after packing).
 class PackedMatrixF32 {
  public:
   // Packs op(src) for `isa` where src is row-major with leading dimension ld
@@ -52,6 +57,16 @@ class PackedMatrixF32 {
              const GemmF32Isa& isa = ActiveGemmF32Isa());
   void PackB(const float* src, int64_t ld, bool trans, int64_t k, int64_t n,
              const GemmF32Isa& isa = ActiveGemmF32Isa());
+  // Sets up the role-B layout of a k x n matrix for `isa` without packing
+  // anything: the caller then writes every panel through MutableBlockB (for
+  // operands computed rather than copied, e.g. transformed weights), zeros
+  // right of column n included. Panel (k0, col) holds kc x NR values,
+  // element (k0 + kk, col + j) at kk * NR + j, kc = min(kGemmKc, k - k0).
+  void AllocateB(int64_t k, int64_t n, const GemmF32Isa& isa = ActiveGemmF32Isa());
+  // `count` matrices laid out as AllocateB(k, n, isa) sets up, in one block of
+  // memory (fewer, larger allocations: fewer page faults when first written).
+  static std::vector<PackedMatrixF32> AllocateManyB(size_t count, int64_t k, int64_t n,
+                                                    const GemmF32Isa& isa = ActiveGemmF32Isa());
 
   bool empty() const { return isa_ == nullptr; }
   const GemmF32Isa* isa() const { return isa_; }
@@ -61,9 +76,13 @@ class PackedMatrixF32 {
   // holds row/column `index` (a multiple of MR for A, NR for B).
   const float* BlockA(int64_t k0, int64_t row) const;
   const float* BlockB(int64_t k0, int64_t col) const;
+  float* MutableBlockB(int64_t k0, int64_t col) { return const_cast<float*>(BlockB(k0, col)); }
 
  private:
-  std::vector<float> data_;  // used from its first 64-byte boundary
+  // Sets the role-B shape fields (not the storage).
+  void SetShapeB(int64_t k, int64_t n, const GemmF32Isa& isa);
+
+  std::shared_ptr<float> data_;  // 64-byte aligned
   const GemmF32Isa* isa_ = nullptr;
   int64_t rows_ = 0, cols_ = 0;
   int64_t padded_ = 0;  // M rounded up to MR (A) or N rounded up to NR (B)

@@ -227,6 +227,93 @@ TEST_P(GemmF32Test, MatchesReferenceOnRandomShapes) {
   }
 }
 
+// The packed layouts, read back value by value: every element of op(src) in
+// its panel, exact zeros (+0.f) in the padding below row M (A) or right of
+// column N (B), across KC blocks; a role-B matrix written panel by panel
+// through AllocateB / MutableBlockB reads back through BlockB.
+TEST_P(GemmF32Test, PackedLayoutsHoldEveryValueAndZeroPadding) {
+  const int mr = isa().mr, nr = isa().nr;
+  const int64_t shapes[][2] = {{1, 1}, {5, 3}, {13, 7}, {33, 400}, {kGemmKc + 5, 17}};
+  for (const auto& shape : shapes) {
+    for (bool trans : {false, true}) {
+      const int64_t rows = shape[0], cols = shape[1];
+      SCOPED_TRACE(::testing::Message() << isa().name << " " << rows << "x" << cols << " trans=" << trans);
+      const std::vector<float> src = Random(rows * cols, 7);
+      const auto at = [&](int64_t r, int64_t c) { return trans ? src[c * rows + r] : src[r * cols + c]; };
+      const int64_t ld = trans ? rows : cols;
+      // Role A: rows = M, cols = K.
+      PackedMatrixF32 pa;
+      pa.PackA(src.data(), ld, trans, rows, cols, isa());
+      for (int64_t k = 0; k < cols; ++k) {
+        const int64_t k0 = k / kGemmKc * kGemmKc;
+        for (int64_t r = 0; r < (rows + mr - 1) / mr * mr; ++r) {
+          const float v = pa.BlockA(k0, r / mr * mr)[(k - k0) * mr + r % mr];
+          if (r < rows) {
+            ASSERT_EQ(v, at(r, k)) << "A (" << r << ", " << k << ")";
+          } else {
+            ASSERT_TRUE(v == 0.f && !std::signbit(v)) << "A padding (" << r << ", " << k << ") = " << v;
+          }
+        }
+      }
+      // Role B: rows = K, cols = N.
+      PackedMatrixF32 pb, written;
+      pb.PackB(src.data(), ld, trans, rows, cols, isa());
+      written.AllocateB(rows, cols, isa());
+      ASSERT_EQ(written.rows(), rows);
+      ASSERT_EQ(written.cols(), cols);
+      for (int64_t k0 = 0; k0 < rows; k0 += kGemmKc) {
+        const int64_t kc = std::min(kGemmKc, rows - k0);
+        for (int64_t n0 = 0; n0 < cols; n0 += nr) {
+          float* panel = written.MutableBlockB(k0, n0);
+          for (int64_t kk = 0; kk < kc; ++kk)
+            for (int j = 0; j < nr; ++j) panel[kk * nr + j] = n0 + j < cols ? at(k0 + kk, n0 + j) : 0.f;
+        }
+      }
+      for (int64_t k = 0; k < rows; ++k) {
+        const int64_t k0 = k / kGemmKc * kGemmKc;
+        for (int64_t c = 0; c < (cols + nr - 1) / nr * nr; ++c) {
+          const float v = pb.BlockB(k0, c / nr * nr)[(k - k0) * nr + c % nr];
+          ASSERT_EQ(v, written.BlockB(k0, c / nr * nr)[(k - k0) * nr + c % nr]) << "B (" << k << ", " << c << ")";
+          if (c < cols) {
+            ASSERT_EQ(v, at(k, c)) << "B (" << k << ", " << c << ")";
+          } else {
+            ASSERT_TRUE(v == 0.f && !std::signbit(v)) << "B padding (" << k << ", " << c << ") = " << v;
+          }
+        }
+      }
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(pa.BlockA(0, 0)) % 64, 0u);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(pb.BlockB(0, 0)) % 64, 0u);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(written.BlockB(0, 0)) % 64, 0u);
+    }
+  }
+}
+
+// AllocateManyB: every matrix has the AllocateB layout, its own 64-byte-aligned
+// storage that no other matrix of the block overlaps.
+TEST_P(GemmF32Test, AllocateManyBGivesDisjointAlignedMatrices) {
+  const int64_t k = kGemmKc + 3, n = 2 * isa().nr + 5;
+  const int64_t floats = (n + isa().nr - 1) / isa().nr * isa().nr * k;
+  std::vector<PackedMatrixF32> many = PackedMatrixF32::AllocateManyB(5, k, n, isa());
+  ASSERT_EQ(many.size(), 5u);
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  for (size_t i = 0; i < many.size(); ++i) {
+    EXPECT_EQ(many[i].rows(), k);
+    EXPECT_EQ(many[i].cols(), n);
+    EXPECT_EQ(many[i].isa(), &isa());
+    const uintptr_t start = reinterpret_cast<uintptr_t>(many[i].BlockB(0, 0));
+    EXPECT_EQ(start % 64, 0u) << i;
+    ranges.push_back({start, start + floats * sizeof(float)});
+    // The last panel of the last KC block ends where the matrix does.
+    const float* last = many[i].BlockB(kGemmKc, (n - 1) / isa().nr * isa().nr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(last + 3 * isa().nr), ranges.back().second) << i;
+    std::fill(many[i].MutableBlockB(0, 0), many[i].MutableBlockB(0, 0) + floats, static_cast<float>(i));
+  }
+  for (size_t i = 0; i < ranges.size(); ++i)
+    for (size_t j = i + 1; j < ranges.size(); ++j)
+      EXPECT_TRUE(ranges[i].second <= ranges[j].first || ranges[j].second <= ranges[i].first) << i << " " << j;
+  for (size_t i = 0; i < many.size(); ++i) EXPECT_EQ(many[i].BlockB(0, 0)[floats - 1], static_cast<float>(i)) << i;
+}
+
 TEST(GemmF32, ActiveIsaIsSupportedAndFollowsTheEnvironment) {
   const std::vector<const GemmF32Isa*> isas = SupportedGemmF32Isas();
   ASSERT_FALSE(isas.empty());
