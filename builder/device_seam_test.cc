@@ -179,7 +179,7 @@ TEST_F(DeviceSeamTest, RefusesAnFpgaKernelOnACpuNode) {
   // metadata offset (8) and size (8).
   plan::FileHeader h;
   std::memcpy(static_cast<void*>(&h), plan_.data(), sizeof(h));
-  const uint64_t sum = PlanSectionChecksum(h.format_minor(), plan_.data() + h.metadata_offset(), h.metadata_bytes());
+  const uint64_t sum = PlanSectionChecksum(h.format_major(), plan_.data() + h.metadata_offset(), h.metadata_bytes());
   std::memcpy(plan_.data() + 32, &sum, sizeof(sum));
 
   std::vector<float> y;

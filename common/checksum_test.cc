@@ -30,7 +30,7 @@ TEST(ChecksumTest, PinnedValues) {
   // Checksum64 as plan formats 1.0 .. 1.3 and model hashes use it.
   const uint64_t v1[] = {0x50a3f71e7e23ce73ull, 0xe7df02c016f6ae88ull, 0x94996726d3145fd3ull, 0x22603e932f72ed03ull,
                          0xa882e60c6487ee48ull, 0x805d2b628c4a4ee7ull, 0x8f268658e635f59bull};
-  // Checksum64x8 as plan format 1.4 uses it.
+  // Checksum64x8 as plan format 2.0 uses it.
   const uint64_t v8[] = {0x385f15d5aaf6789eull, 0xd3be48de76e38750ull, 0x1a015f8c3b3b0bccull, 0x01748b836a59de53ull,
                          0xe0b569b9f0109f0eull, 0x71d5d79ec9b47f55ull, 0xe89f0e099dc3616cull};
   for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {

@@ -15,6 +15,7 @@
 #include "engine/testing/sample_plan.h"
 #include "engine/testing/test_kernels.h"
 #include "kernels/common/registry.h"
+#include "schemas/plan_format.h"
 
 namespace loom {
 namespace {
@@ -108,7 +109,7 @@ TEST(EngineTest, DescribesPlan) {
   EXPECT_EQ(add.output_shapes, (std::vector<Shape>{{2, 16}}));
   EXPECT_EQ(engine->nodes()[1].fused, (std::vector<std::string>{"Identity"}));
   const PlanInfo& info = engine->info();
-  EXPECT_EQ(info.format_major, 1);
+  EXPECT_EQ(info.format_major, kPlanFormatMajor);
   EXPECT_EQ(info.producer, "loom test");
   EXPECT_EQ(info.model_hash, "0123456789abcdef");
   EXPECT_EQ(info.constants_bytes, 128u);

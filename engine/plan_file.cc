@@ -50,11 +50,11 @@ Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout) {
   // The version comes first: a newer plan may have a different header.
   const uint16_t major = LoadU16(data + 8);
   const uint16_t minor = LoadU16(data + 10);
-  if (major != kPlanFormatMajor) {
+  if (major < kPlanFormatOldestMajor || major > kPlanFormatMajor) {
     const char* relation = major > kPlanFormatMajor ? "newer" : "older";
     return Status::VersionMismatch("plan format " + Version(major, minor) + " is " + relation +
-                                   " than this engine (supports " + std::to_string(kPlanFormatMajor) +
-                                   ".x); rebuild the plan with a matching loom");
+                                   " than this engine (reads " + std::to_string(kPlanFormatOldestMajor) + ".x to " +
+                                   std::to_string(kPlanFormatMajor) + ".x); rebuild the plan with a matching loom");
   }
   if (size < kPlanHeaderBytes) {
     return Status::Corrupt("plan truncated: " + std::to_string(size) + " bytes, the header alone needs " +
@@ -104,9 +104,9 @@ Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout) {
                               : AllZero(data, metadata_end, l.constants_offset) && AllZero(data, constants_end, size));
   if (!padding_zero) return Status::Corrupt("plan has non-zero bytes outside its sections (padding)");
 
-  if (PlanSectionChecksum(l.format_minor, data + l.metadata_offset, l.metadata_bytes) != header.metadata_checksum())
+  if (PlanSectionChecksum(l.format_major, data + l.metadata_offset, l.metadata_bytes) != header.metadata_checksum())
     return Status::Corrupt("plan metadata section checksum mismatch (file damaged)");
-  if (PlanSectionChecksum(l.format_minor, data + l.constants_offset, l.constants_bytes) != header.constants_checksum())
+  if (PlanSectionChecksum(l.format_major, data + l.constants_offset, l.constants_bytes) != header.constants_checksum())
     return Status::Corrupt("plan constants section checksum mismatch (file damaged)");
   *layout = l;
   return Status::Ok();

@@ -3,12 +3,12 @@
 // A file is mapped read-only (no copy: the constants section is used in
 // place); a buffer is copied into 64-byte-aligned memory. Either way the
 // header is checked before anything else is trusted, in this order:
-//   magic, format version (a different major version is refused with a
-//   message naming both versions), header size, section offsets and sizes
+//   magic, format version (a major version outside 1..kPlanFormatMajor is
+//   refused with a message naming both versions), header size, section offsets and sizes
 //   inside the file, constants_offset % 64 == 0, zero padding between and
 //   after sections, then the checksums of the metadata and of the constants
-//   (the algorithm of the header's format minor: PlanSectionChecksum in
-//   schemas/plan_checksum.h; Checksum64 up to 1.3, Checksum64x8 from 1.4).
+//   (the algorithm of the header's format major: PlanSectionChecksum in
+//   schemas/plan_checksum.h; Checksum64 in 1.x, Checksum64x8 from 2.0).
 #pragma once
 
 #include <cstddef>

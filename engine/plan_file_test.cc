@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <utility>
 
 #include "common/checksum.h"
 #include "engine/testing/plan_writer.h"
@@ -51,11 +53,11 @@ TEST(PlanFileTest, RefusesWrongMagic) {
 
 TEST(PlanFileTest, RefusesNewerMajorNamingBothVersions) {
   testing::PlanWriter w = testing::SamplePlanWriter();
-  w.format_major = 2;
+  w.format_major = 3;
   w.format_minor = 0;
   const Status s = Load(w.Finish());
   EXPECT_EQ(s.code(), StatusCode::kVersionMismatch);
-  EXPECT_TRUE(Contains(s, "plan format 2.0 is newer than this engine (supports 1.x)")) << s.message();
+  EXPECT_TRUE(Contains(s, "plan format 3.0 is newer than this engine (reads 1.x to 2.x)")) << s.message();
 }
 
 TEST(PlanFileTest, RefusesOlderMajor) {
@@ -64,7 +66,7 @@ TEST(PlanFileTest, RefusesOlderMajor) {
   w.format_minor = 9;
   const Status s = Load(w.Finish());
   EXPECT_EQ(s.code(), StatusCode::kVersionMismatch);
-  EXPECT_TRUE(Contains(s, "plan format 0.9 is older than this engine (supports 1.x)")) << s.message();
+  EXPECT_TRUE(Contains(s, "plan format 0.9 is older than this engine (reads 1.x to 2.x)")) << s.message();
 }
 
 TEST(PlanFileTest, VersionIsCheckedBeforeTheRestOfTheHeader) {
@@ -87,6 +89,7 @@ TEST(PlanFileTest, AcceptsNewerMinor) {
 // Format 1.0 had no Tensor.memory_space; such plans load, run, and read as host.
 TEST(PlanFileTest, LoadsAndRunsFormat10Plan) {
   testing::PlanWriter w = testing::SamplePlanWriter();
+  w.format_major = 1;
   w.format_minor = 0;
   const std::vector<uint8_t> plan = w.Finish();
   const plan::Plan* metadata = plan::GetPlan(plan.data() + LoadLe64(plan, testing::kMetadataOffsetAt));
@@ -120,8 +123,8 @@ TEST(PlanFileTest, RefusesHeaderMetadataVersionDisagreement) {
   w.metadata_format_minor = 9;
   const Status s = Load(w.Finish());
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
-  EXPECT_TRUE(Contains(s, "1." + std::to_string(kPlanFormatMinor))) << s.message();
-  EXPECT_TRUE(Contains(s, "1.9")) << s.message();
+  EXPECT_TRUE(Contains(s, std::to_string(kPlanFormatMajor) + "." + std::to_string(kPlanFormatMinor))) << s.message();
+  EXPECT_TRUE(Contains(s, std::to_string(kPlanFormatMajor) + ".9")) << s.message();
 }
 
 TEST(PlanFileTest, RefusesEveryTruncation) {
@@ -150,49 +153,55 @@ TEST(PlanFileTest, ChecksumErrorsNameTheSection) {
   EXPECT_TRUE(Contains(s, "constants section checksum")) << s.message();
 }
 
-// Plans up to 1.3 carry Checksum64, plans from 1.4 Checksum64x8; the reader
-// picks the one of the header's minor, so older plans keep loading, and a
-// checksum of the other algorithm is a mismatch.
-TEST(PlanFileTest, ChecksumAlgorithmFollowsTheFormatMinor) {
-  for (uint16_t minor : {uint16_t{0}, uint16_t{3}, uint16_t{4}, kPlanFormatMinor, uint16_t{9}}) {
+// 1.x plans carry Checksum64, plans from 2.0 Checksum64x8; the reader picks
+// the one of the header's major, so older plans keep loading, and a checksum
+// of the other algorithm is a mismatch.
+TEST(PlanFileTest, ChecksumAlgorithmFollowsTheFormatMajor) {
+  const std::pair<uint16_t, uint16_t> versions[] = {
+      {1, 0}, {1, 3}, {2, 0}, {kPlanFormatMajor, kPlanFormatMinor}, {2, 9}};
+  for (const auto& [major, minor] : versions) {
+    const std::string v = std::to_string(major) + "." + std::to_string(minor);
     testing::PlanWriter w = testing::SamplePlanWriter();
+    w.format_major = major;
     w.format_minor = minor;
     const std::vector<uint8_t> plan = w.Finish();
     const uint64_t mo = LoadLe64(plan, testing::kMetadataOffsetAt), mb = LoadLe64(plan, testing::kMetadataBytesAt);
     const uint64_t co = LoadLe64(plan, testing::kConstantsOffsetAt), cb = LoadLe64(plan, testing::kConstantsBytesAt);
-    const bool lanes = minor >= 4;
+    const bool lanes = major >= 2;
     const uint64_t old_metadata = Checksum64(plan.data() + mo, mb), old_constants = Checksum64(plan.data() + co, cb);
     const uint64_t new_metadata = Checksum64x8(plan.data() + mo, mb),
                    new_constants = Checksum64x8(plan.data() + co, cb);
-    EXPECT_EQ(LoadLe64(plan, testing::kMetadataChecksumAt), lanes ? new_metadata : old_metadata) << minor;
-    EXPECT_EQ(LoadLe64(plan, testing::kConstantsChecksumAt), lanes ? new_constants : old_constants) << minor;
+    EXPECT_EQ(LoadLe64(plan, testing::kMetadataChecksumAt), lanes ? new_metadata : old_metadata) << v;
+    EXPECT_EQ(LoadLe64(plan, testing::kConstantsChecksumAt), lanes ? new_constants : old_constants) << v;
     std::unique_ptr<PlanFile> file;
     Status s = PlanFile::FromBuffer(plan.data(), plan.size(), &file);
-    ASSERT_TRUE(s.ok()) << minor << ": " << s.ToString();
+    ASSERT_TRUE(s.ok()) << v << ": " << s.ToString();
+    EXPECT_EQ(file->layout().format_major, major);
     EXPECT_EQ(file->layout().format_minor, minor);
-    EXPECT_TRUE(Load(plan).ok()) << minor;
+    EXPECT_TRUE(Load(plan).ok()) << v;
 
     // The other algorithm's checksums, one section at a time.
     std::vector<uint8_t> bad = plan;
     StoreLe64(&bad, testing::kMetadataChecksumAt, lanes ? old_metadata : new_metadata);
     s = PlanFile::FromBuffer(bad.data(), bad.size(), &file);
-    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << minor;
+    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << v;
     EXPECT_TRUE(Contains(s, "metadata section checksum mismatch")) << s.message();
     bad = plan;
     StoreLe64(&bad, testing::kConstantsChecksumAt, lanes ? old_constants : new_constants);
     s = PlanFile::FromBuffer(bad.data(), bad.size(), &file);
-    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << minor;
+    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << v;
     EXPECT_TRUE(Contains(s, "constants section checksum mismatch")) << s.message();
   }
 }
 
-// A 1.4 plan whose header claims 1.3 (or the reverse) fails its checksums.
-TEST(PlanFileTest, ChangedMinorFailsTheChecksum) {
-  for (uint16_t from : {uint16_t{3}, uint16_t{4}}) {
+// A 2.0 plan whose header claims 1.x (or the reverse) fails its checksums.
+TEST(PlanFileTest, ChangedMajorFailsTheChecksum) {
+  for (uint16_t from : {uint16_t{1}, uint16_t{2}}) {
     testing::PlanWriter w = testing::SamplePlanWriter();
-    w.format_minor = from;
+    w.format_major = from;
+    w.metadata_format_major = from == 1 ? 2 : 1;  // the metadata already names the version the header will claim
     std::vector<uint8_t> plan = w.Finish();
-    plan[testing::kHeaderMinorAt] = static_cast<uint8_t>(from == 3 ? 4 : 3);
+    plan[testing::kHeaderMajorAt] = static_cast<uint8_t>(from == 1 ? 2 : 1);
     std::unique_ptr<PlanFile> file;
     const Status s = PlanFile::FromBuffer(plan.data(), plan.size(), &file);
     EXPECT_EQ(s.code(), StatusCode::kCorrupt) << from;

@@ -147,8 +147,8 @@ std::vector<uint8_t> SealPlan(const uint8_t* metadata, size_t metadata_bytes, si
   const plan::FileHeader header(
       fb::span<const uint8_t, 8>(reinterpret_cast<const uint8_t*>(kPlanMagic), 8), version.major, version.minor,
       static_cast<uint32_t>(kPlanHeaderBytes), metadata_offset, metadata_bytes,
-      PlanSectionChecksum(version.minor, file.data() + metadata_offset, metadata_bytes), constants_offset,
-      constants_bytes, PlanSectionChecksum(version.minor, file.data() + constants_offset, constants_bytes));
+      PlanSectionChecksum(version.major, file.data() + metadata_offset, metadata_bytes), constants_offset,
+      constants_bytes, PlanSectionChecksum(version.major, file.data() + constants_offset, constants_bytes));
   std::memcpy(file.data(), &header, sizeof(header));
   return file;
 }

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "common/checksum.h"
 #include "engine/plan_file.h"
@@ -154,8 +155,8 @@ TEST(PlanCodecTest, SealedFileHasAlignedChecksummedSections) {
   EXPECT_EQ(h.constants_offset(), AlignPlanOffset(h.metadata_offset() + h.metadata_bytes()));
   EXPECT_EQ(h.constants_bytes(), constants.size());
   ASSERT_EQ(file.size(), h.constants_offset() + h.constants_bytes());
-  EXPECT_EQ(h.metadata_checksum(), PlanSectionChecksum(kPlanFormatMinor, metadata.data(), metadata.size()));
-  EXPECT_EQ(h.constants_checksum(), PlanSectionChecksum(kPlanFormatMinor, constants.data(), constants.size()));
+  EXPECT_EQ(h.metadata_checksum(), PlanSectionChecksum(kPlanFormatMajor, metadata.data(), metadata.size()));
+  EXPECT_EQ(h.constants_checksum(), PlanSectionChecksum(kPlanFormatMajor, constants.data(), constants.size()));
   EXPECT_EQ(h.constants_checksum(), Checksum64x8(constants.data(), constants.size()));
   EXPECT_EQ(std::memcmp(file.data() + h.metadata_offset(), metadata.data(), metadata.size()), 0);
   EXPECT_EQ(std::memcmp(file.data() + h.constants_offset(), constants.data(), constants.size()), 0);
@@ -182,27 +183,28 @@ TEST(PlanCodecTest, SealsWithoutConstantsAndWithAnyVersion) {
   EXPECT_EQ(plan_file->layout().format_minor, 7);
 }
 
-// The checksum algorithm follows the version sealed: 1.3 and older keep
-// Checksum64, so a writer asked for an older minor writes what older engines read.
+// The checksum algorithm follows the version sealed: 1.x keeps Checksum64, so
+// a writer asked for a 1.x version writes what 1.x engines read.
 TEST(PlanCodecTest, SealsTheChecksumOfTheVersion) {
   std::vector<uint8_t> constants(200);
   for (size_t i = 0; i < constants.size(); ++i) constants[i] = static_cast<uint8_t>(i * 11 + 2);
-  for (uint16_t minor : {uint16_t{0}, uint16_t{3}, uint16_t{4}, kPlanFormatMinor}) {
-    const FormatVersion version{kPlanFormatMajor, minor};
+  const FormatVersion versions[] = {{1, 0}, {1, 3}, {2, 0}, {kPlanFormatMajor, kPlanFormatMinor}};
+  for (const FormatVersion& version : versions) {
+    const std::string v = std::to_string(version.major) + "." + std::to_string(version.minor);
     const std::vector<uint8_t> metadata = Metadata(constants.size(), version);
     const std::vector<uint8_t> file =
         SealPlan(metadata.data(), metadata.size(), constants.data(), constants.size(), version);
     const plan::FileHeader h = Header(file);
-    const bool lanes = minor >= kPlanFormatMinorLaneChecksum;
+    const bool lanes = version.major >= kPlanFormatMajorLaneChecksum;
     EXPECT_EQ(h.metadata_checksum(),
               lanes ? Checksum64x8(metadata.data(), metadata.size()) : Checksum64(metadata.data(), metadata.size()))
-        << minor;
+        << v;
     EXPECT_EQ(h.constants_checksum(),
               lanes ? Checksum64x8(constants.data(), constants.size()) : Checksum64(constants.data(), constants.size()))
-        << minor;
+        << v;
     std::unique_ptr<PlanFile> plan_file;
     const Status s = PlanFile::FromBuffer(file.data(), file.size(), &plan_file);
-    EXPECT_TRUE(s.ok()) << minor << ": " << s.ToString();
+    EXPECT_TRUE(s.ok()) << v << ": " << s.ToString();
   }
 }
 

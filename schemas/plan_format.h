@@ -7,13 +7,16 @@
 
 namespace loom {
 
-constexpr uint16_t kPlanFormatMajor = 1;
 // 1.1: Tensor.memory_space.
 // 1.2: Node.predicted_ms and fallback_kernel; Plan.boundaries, target and clock_mhz.
 // 1.3: Plan.arena_lower_bound_bytes.
-// 1.4: section checksums are Checksum64x8 (plan_checksum.h); an engine older
-//      than 1.4 reports a 1.4 plan as damaged (checksum mismatch).
-constexpr uint16_t kPlanFormatMinor = 4;
+// 2.0: section checksums are Checksum64x8 (plan_checksum.h); the layout and
+//      the metadata are those of 1.3. A 1.x engine refuses 2.x plans by
+//      version; this engine still reads 1.x plans (Checksum64 sections).
+constexpr uint16_t kPlanFormatMajor = 2;
+constexpr uint16_t kPlanFormatMinor = 0;
+// The oldest major version this engine reads.
+constexpr uint16_t kPlanFormatOldestMajor = 1;
 constexpr char kPlanMagic[8] = {'L', 'O', 'O', 'M', 'P', 'L', 'A', 'N'};
 constexpr size_t kPlanHeaderBytes = 64;
 // Alignment of the constants section and of every tensor in it and in the arena.

@@ -85,9 +85,9 @@ TEST(PlanWriterTest, RoundTrip) {
   EXPECT_EQ(h.constants_offset() % 64, 0u);
   EXPECT_GE(h.constants_offset(), h.metadata_offset() + h.metadata_bytes());
   EXPECT_EQ(h.constants_offset() + h.constants_bytes(), bytes.size());
-  EXPECT_EQ(h.metadata_checksum(), PlanSectionChecksum(h.format_minor(), bytes.data() + 64, h.metadata_bytes()));
+  EXPECT_EQ(h.metadata_checksum(), PlanSectionChecksum(h.format_major(), bytes.data() + 64, h.metadata_bytes()));
   EXPECT_EQ(h.constants_checksum(),
-            PlanSectionChecksum(h.format_minor(), bytes.data() + h.constants_offset(), h.constants_bytes()));
+            PlanSectionChecksum(h.format_major(), bytes.data() + h.constants_offset(), h.constants_bytes()));
   for (size_t i = h.metadata_offset() + h.metadata_bytes(); i < h.constants_offset(); ++i)
     ASSERT_EQ(bytes[i], 0) << "padding byte " << i;
 
@@ -178,7 +178,7 @@ TEST(PlanWriterTest, FlippedByteChangesAChecksum) {
   std::memcpy(static_cast<void*>(&h), out.bytes.data(), sizeof(h));
   out.bytes[h.constants_offset() + 3] ^= 1;
   EXPECT_NE(h.constants_checksum(),
-            PlanSectionChecksum(h.format_minor(), out.bytes.data() + h.constants_offset(), h.constants_bytes()));
+            PlanSectionChecksum(h.format_major(), out.bytes.data() + h.constants_offset(), h.constants_bytes()));
 }
 
 TEST(PlanWriterTest, RefusesDeviceVisibleConstant) {

@@ -123,11 +123,11 @@ void ResealPlan(std::vector<uint8_t>* plan) {
   if (plan->size() < kPlanHeaderBytes) return;
   const uint64_t mo = LoadLe64(*plan, kMetadataOffsetAt), mb = LoadLe64(*plan, kMetadataBytesAt);
   const uint64_t co = LoadLe64(*plan, kConstantsOffsetAt), cb = LoadLe64(*plan, kConstantsBytesAt);
-  const uint16_t minor = static_cast<uint16_t>((*plan)[kHeaderMinorAt] | (*plan)[kHeaderMinorAt + 1] << 8);
+  const uint16_t major = static_cast<uint16_t>((*plan)[kHeaderMajorAt] | (*plan)[kHeaderMajorAt + 1] << 8);
   if (mo <= plan->size() && mb <= plan->size() - mo)
-    StoreLe64(plan, kMetadataChecksumAt, PlanSectionChecksum(minor, plan->data() + mo, mb));
+    StoreLe64(plan, kMetadataChecksumAt, PlanSectionChecksum(major, plan->data() + mo, mb));
   if (co <= plan->size() && cb <= plan->size() - co)
-    StoreLe64(plan, kConstantsChecksumAt, PlanSectionChecksum(minor, plan->data() + co, cb));
+    StoreLe64(plan, kConstantsChecksumAt, PlanSectionChecksum(major, plan->data() + co, cb));
 }
 
 }  // namespace testing
