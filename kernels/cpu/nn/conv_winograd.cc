@@ -80,7 +80,8 @@ size_t WinogradConvF32::ScratchBytes(int num_threads) const {
   return input_bytes_ + static_cast<size_t>(std::max(num_threads, 1)) * thread_bytes_;
 }
 
-void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool) const {
+void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool,
+                          const float* residual) const {
   const int64_t cin = s_.in_channels, cout = s_.out_channels, points = a_ * a_;
   const int64_t ih_n = s_.in_h, iw_n = s_.in_w, oh = s_.OutH(), ow = s_.OutW();
   const WinogradTransformFns& fns = WinogradTransformsFor(*isa_);
@@ -99,6 +100,7 @@ void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scr
   for (int64_t n = 0; n < s_.batch; ++n) {
     const float* xn = x + n * cin * ih_n * iw_n;
     float* yn = y + n * cout * oh * ow;
+    const float* rn = residual ? residual + n * cout * oh * ow : nullptr;
     // Channel-last zero-padded copy, 16 channels at a time.
     ParallelFor(pool, hp_, 4, [&](int64_t begin, int64_t end, int) {
       for (int64_t h = begin; h < end; ++h) {
@@ -151,7 +153,7 @@ void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scr
           gp.isa = isa_;
           GemmF32(gp, gemm_scratch, nullptr);
         }
-        fns.output(m_, mm, tn, block * cout, cout, bias, act_, dst, oh * ow, ow, yn);
+        fns.output(m_, mm, tn, block * cout, cout, bias, rn, act_, dst, oh * ow, ow, yn);
       }
     });
   }
