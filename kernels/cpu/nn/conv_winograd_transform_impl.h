@@ -97,11 +97,18 @@ void OutputTiles(const float* mm, int64_t tiles, int64_t point_stride, int64_t c
       for (int jj = 0; jj < M; ++jj)
         Output1D<M>(tmp + jj * kChannelBlock, M * kChannelBlock, out + jj * kChannelBlock, M * kChannelBlock, n);
       if (residual) {
-        // The valid part of the tile, read as it is stored below.
+        // The valid part of the tile, read as it is stored below (a full
+        // tile with its loops unrolled).
         for (int64_t c = 0; c < n; ++c) {
           const float* rc = residual + (c0 + c) * plane + td.offset;
-          for (int i = 0; i < td.rows; ++i)
-            for (int j = 0; j < td.cols; ++j) out[(i * M + j) * kChannelBlock + c] += rc[i * width + j];
+          float* oc = out + c;
+          if (td.rows == M && td.cols == M) {
+            for (int i = 0; i < M; ++i)
+              for (int j = 0; j < M; ++j) oc[(i * M + j) * kChannelBlock] += rc[i * width + j];
+          } else {
+            for (int i = 0; i < td.rows; ++i)
+              for (int j = 0; j < td.cols; ++j) oc[(i * M + j) * kChannelBlock] += rc[i * width + j];
+          }
         }
       }
       for (int q = 0; q < M * M; ++q) {
