@@ -10,8 +10,9 @@
 //            task): input transform V_p = (B^T d B)_p into [tiles x Cin] per
 //            point, one GEMM per point M_p = V_p * U_p [tiles x Cout] (the
 //            packed GEMM core, serial inside the task), output transform
-//            A^T M A with the bias, the residual (Conv + Add) and the fused
-//            activation, stored to the valid part of each tile.
+//            A^T M A with the bias and the fused activation, stored to the
+//            valid part of each tile; with a residual (Conv + Add), the
+//            activation waits until the block's output rows have it added.
 // The tile block is sized so that V and M of a block stay in the L2 cache.
 #pragma once
 
@@ -53,6 +54,10 @@ class WinogradConvF32 {
   int tile_m() const { return m_; }
 
  private:
+  // y = act(y + r) over the output of tiles [t0, t0 + tn) of one image (y
+  // holds conv + bias, still hot in the cache).
+  void AddResidual(int64_t t0, int64_t tn, const float* r, float* y) const;
+
   WinogradConvShape s_;
   int m_ = 4, a_ = 6;  // tile, tile + 2
   const GemmF32Isa* isa_ = nullptr;

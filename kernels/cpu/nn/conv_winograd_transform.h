@@ -30,12 +30,10 @@ struct WinogradTransformFns {
   void (*input)(int m, const float* const* src, int64_t tiles, int64_t row_stride, int64_t channels, float* v,
                 int64_t point_stride);
   // Output transform: point p of tile t, channel c is
-  // mm[p * point_stride + t * channels + c]; adds bias[c] (if not null) and
-  // the residual (if not null: laid out as y, never overlapping it), applies
-  // `act` and stores the valid part of each m x m tile to y.
+  // mm[p * point_stride + t * channels + c]; adds bias[c] (if not null),
+  // applies `act` and stores the valid part of each m x m tile to y.
   void (*output)(int m, const float* mm, int64_t tiles, int64_t point_stride, int64_t channels, const float* bias,
-                 const float* residual, const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width,
-                 float* y);
+                 const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width, float* y);
 };
 
 // The table for a GEMM path (by its name; the baseline table for any other).

@@ -80,8 +80,7 @@ void InputTiles(const float* const* src, int64_t tiles, int64_t row_stride, int6
 
 template <int M>
 void OutputTiles(const float* mm, int64_t tiles, int64_t point_stride, int64_t channels, const float* bias,
-                 const float* residual, const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width,
-                 float* y) {
+                 const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width, float* y) {
   constexpr int A = M + 2;
   alignas(64) float tmp[A * M * kChannelBlock];
   alignas(64) float out[M * M * kChannelBlock];
@@ -96,21 +95,6 @@ void OutputTiles(const float* mm, int64_t tiles, int64_t point_stride, int64_t c
       // Columns: out[ii][jj] = A^T applied down column jj of tmp.
       for (int jj = 0; jj < M; ++jj)
         Output1D<M>(tmp + jj * kChannelBlock, M * kChannelBlock, out + jj * kChannelBlock, M * kChannelBlock, n);
-      if (residual) {
-        // The valid part of the tile, read as it is stored below (a full
-        // tile with its loops unrolled).
-        for (int64_t c = 0; c < n; ++c) {
-          const float* rc = residual + (c0 + c) * plane + td.offset;
-          float* oc = out + c;
-          if (td.rows == M && td.cols == M) {
-            for (int i = 0; i < M; ++i)
-              for (int j = 0; j < M; ++j) oc[(i * M + j) * kChannelBlock] += rc[i * width + j];
-          } else {
-            for (int i = 0; i < td.rows; ++i)
-              for (int j = 0; j < td.cols; ++j) oc[(i * M + j) * kChannelBlock] += rc[i * width + j];
-          }
-        }
-      }
       for (int q = 0; q < M * M; ++q) {
         float* o = out + q * kChannelBlock;
         if (bias)
@@ -136,12 +120,11 @@ void InputTransform(int m, const float* const* src, int64_t tiles, int64_t row_s
 }
 
 void OutputTransform(int m, const float* mm, int64_t tiles, int64_t point_stride, int64_t channels, const float* bias,
-                     const float* residual, const Activation& act, const WinogradTileDst* dst, int64_t plane,
-                     int64_t width, float* y) {
+                     const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width, float* y) {
   if (m == 4) {
-    OutputTiles<4>(mm, tiles, point_stride, channels, bias, residual, act, dst, plane, width, y);
+    OutputTiles<4>(mm, tiles, point_stride, channels, bias, act, dst, plane, width, y);
   } else {
-    OutputTiles<2>(mm, tiles, point_stride, channels, bias, residual, act, dst, plane, width, y);
+    OutputTiles<2>(mm, tiles, point_stride, channels, bias, act, dst, plane, width, y);
   }
 }
 
