@@ -173,6 +173,13 @@ void WinogradConvF32::AddResidual(int64_t t0, int64_t tn, const float* r, float*
         const int64_t offset = (c * oh + row) * ow + x0;
         float* dst = y + offset;
         const float* src = r + offset;
+        if (act_.kind == ActivationKind::kRelu) {  // the common case in one pass
+          for (int64_t i = 0; i < width; ++i) {
+            const float v = dst[i] + src[i];
+            dst[i] = v > 0.f ? v : 0.f;
+          }
+          continue;
+        }
         for (int64_t i = 0; i < width; ++i) dst[i] += src[i];
         ApplyActivation(act_, dst, width);
       }
