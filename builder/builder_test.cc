@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -112,11 +113,11 @@ TEST(BuilderTest, DumpGraphWritesOneDotPerStage) {
   std::vector<uint8_t> bytes;
   Status s = BuildPlanWithRegistry(ConvBnRelu().Save(dir.File("m.onnx")), options, r, &bytes, &report);
   ASSERT_TRUE(s.ok()) << s.message();
-  // import, every pass that ran (8 graph, 3 pre-placement, 2 post-placement), placement, final.
-  ASSERT_EQ(report.graph_dumps.size(), 16u);
+  // import, every pass that ran (8 graph, 3 pre-placement, 3 post-placement), placement, final.
+  ASSERT_EQ(report.graph_dumps.size(), 17u);
   EXPECT_EQ(std::filesystem::path(report.graph_dumps.front()).filename(), "00-import.dot");
   EXPECT_EQ(std::filesystem::path(report.graph_dumps[6]).filename(), "06-graph-fuse_conv_batchnorm.dot");
-  EXPECT_EQ(std::filesystem::path(report.graph_dumps.back()).filename(), "15-final.dot");
+  EXPECT_EQ(std::filesystem::path(report.graph_dumps.back()).filename(), "16-final.dot");
   for (const std::string& f : report.graph_dumps) {
     std::ifstream in(f);
     std::string first;
@@ -126,7 +127,7 @@ TEST(BuilderTest, DumpGraphWritesOneDotPerStage) {
   std::ifstream final_dot(report.graph_dumps.back());
   const std::string text((std::istreambuf_iterator<char>(final_dot)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("Conv+BatchNormalization+Relu"), std::string::npos) << text;
-  EXPECT_EQ(report.graph_svgs == 0 || report.graph_svgs == 16, true);
+  EXPECT_EQ(report.graph_svgs == 0 || report.graph_svgs == 17, true);
 
   // A directory that cannot be made is an error naming it, before any work.
   std::ofstream(dir.File("file")) << "x";
@@ -256,6 +257,90 @@ TEST(BuilderTest, ConformanceModelsWithRealKernels) {
     ASSERT_EQ(p->nodes()->size(), 1u);
     EXPECT_EQ(p->nodes()->Get(0)->kernel()->str(), "cpu.Relu");
   }
+}
+
+// x -> Conv 3x3 -> Relu -> Conv 3x3 -> Add(., x) -> Relu -> y, and a 1x1
+// projection Conv over x on the other side of a second Add.
+OnnxModel ResidualBlock() {
+  OnnxModel m(13);
+  m.Input("x", {1, 8, 6, 6});
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-0.3f, 0.3f);
+  auto values = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float& f : v) f = dist(rng);
+    return v;
+  };
+  m.Initializer("W1", {8, 8, 3, 3}, values(576));
+  m.Initializer("B1", {8}, values(8));
+  m.Initializer("W2", {8, 8, 3, 3}, values(576));
+  m.Initializer("W3", {8, 8, 1, 1}, values(64));
+  m.Initializer("B3", {8}, values(8));
+  testing::SetIntsAttr(m.Node("Conv", {"x", "W1", "B1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
+  m.Node("Relu", {"c1"}, {"r1"}, "relu1");
+  testing::SetIntsAttr(m.Node("Conv", {"r1", "W2"}, {"c2"}, "conv2"), "pads", {1, 1, 1, 1});
+  m.Node("Add", {"c2", "x"}, {"s"}, "add1");
+  m.Node("Relu", {"s"}, {"r2"}, "relu2");
+  m.Node("Conv", {"x", "W3", "B3"}, {"c3"}, "proj");
+  m.Node("Add", {"r2", "c3"}, {"y"}, "add2");
+  m.Output("y", {1, 8, 6, 6});
+  return m;
+}
+
+// Runs plan bytes on `x` with the CPU kernels; returns the output.
+std::vector<float> RunPlan(const std::vector<uint8_t>& plan, const std::vector<float>& x) {
+  std::shared_ptr<const Engine> engine;
+  Status s = Engine::LoadFromBuffer(plan.data(), plan.size(), &engine);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (!s.ok()) return {};
+  std::unique_ptr<ExecutionContext> ctx;
+  EXPECT_TRUE(engine->CreateContext({}, &ctx).ok());
+  EXPECT_TRUE(ctx->SetInput("x", x.data(), x.size() * sizeof(float)).ok());
+  s = ctx->Run();
+  EXPECT_TRUE(s.ok()) << s.message();
+  const float* y = static_cast<const float*>(ctx->OutputData("y"));
+  return y ? std::vector<float>(y, y + x.size()) : std::vector<float>();
+}
+
+// Conv + residual Add (+ Relu) end to end with the real kernels: fused into
+// the Conv (4 inputs in the verified plan), the residual a graph input or a
+// Conv output computed earlier; the same output as the unfused -O0 plan.
+TEST(BuilderTest, ConvResidualAddFusesAndRuns) {
+  TempDir dir;
+  const std::string model = ResidualBlock().Save(dir.File("m.onnx"));
+  BuildReport report;
+  std::vector<uint8_t> fused, plain;
+  ASSERT_TRUE(BuildPlan(model, {}, &fused, &report).ok());
+  EXPECT_EQ(report.plan_nodes, 3);
+  EXPECT_NE(std::find(report.passes_applied.begin(), report.passes_applied.end(), "fuse_conv_add: 2 nodes"),
+            report.passes_applied.end());
+  const plan::Plan* p = ReadPlan(fused);
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->nodes()->size(), 3u);
+  const plan::Node* conv2 = p->nodes()->Get(1);
+  EXPECT_EQ(conv2->name()->str(), "conv2");
+  ASSERT_EQ(conv2->inputs()->size(), 4u);
+  EXPECT_LT(conv2->inputs()->Get(2), 0);  // no bias
+  ASSERT_EQ(conv2->fused()->size(), 2u);
+  EXPECT_EQ(conv2->fused()->Get(0)->str(), "Add");
+  EXPECT_EQ(conv2->fused()->Get(1)->str(), "Relu");
+  const plan::Node* proj = p->nodes()->Get(2);
+  EXPECT_EQ(proj->name()->str(), "proj");
+  ASSERT_EQ(proj->inputs()->size(), 4u);
+  EXPECT_EQ(proj->inputs()->Get(3), conv2->outputs()->Get(0));
+  EXPECT_EQ(p->tensors()->Get(proj->outputs()->Get(0))->name()->str(), "y");
+
+  BuildOptions o0;
+  o0.opt_level = 0;
+  ASSERT_TRUE(BuildPlan(model, o0, &plain, &report).ok());
+  EXPECT_EQ(report.plan_nodes, 7);
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> x(8 * 36);
+  for (float& v : x) v = dist(rng);
+  const std::vector<float> want = RunPlan(plain, x), got = RunPlan(fused, x);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << "at " << i;
 }
 
 // Structured fuzzing: valid protobufs with nonsense in them (dims, types,

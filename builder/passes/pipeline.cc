@@ -8,6 +8,7 @@
 #include "builder/passes/fold_constants.h"
 #include "builder/passes/fold_qdq.h"
 #include "builder/passes/fuse_activation.h"
+#include "builder/passes/fuse_conv_add.h"
 #include "builder/passes/fuse_conv_batchnorm.h"
 #include "builder/passes/fuse_gelu.h"
 #include "builder/passes/fuse_layer_norm.h"
@@ -43,6 +44,9 @@ Pipeline DefaultPipeline() {
         "fuse an activation into the Conv/Gemm/MatMul/int8 Add before it when "
         "every device that runs that node "
         "runs the fusion (the placer prices them as one)");
+  p.Add(Phase::kPostPlacement, MakeFuseConvAdd(),
+        "fuse a float32 residual Add into the CPU Conv producing one of its operands (the other one an input, a "
+        "constant or computed earlier) when the Conv kernel takes it; an activation after the Add fuses next");
   p.Add(Phase::kPostPlacement, MakeFuseSwish(false),
         "fuse what is left of x * Sigmoid(x) when the anchor's device kernel takes it, else into loom.Swish when "
         "both nodes are on the CPU");

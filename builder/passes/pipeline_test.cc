@@ -45,7 +45,7 @@ TEST(PipelineTest, ListsEveryPassUnderItsPhase) {
             (std::vector<std::string>{"eliminate_identity", "fold_constants", "fold_qdq", "fold_dequantized",
                                       "eliminate_dead_nodes", "fuse_conv_batchnorm", "fuse_layer_norm", "fuse_gelu"}));
   EXPECT_EQ(pre, (std::vector<std::string>{"space_to_depth_stem", "fuse_swish", "fuse_activation"}));
-  EXPECT_EQ(post, (std::vector<std::string>{"fuse_swish", "fuse_activation"}));
+  EXPECT_EQ(post, (std::vector<std::string>{"fuse_conv_add", "fuse_swish", "fuse_activation"}));
   EXPECT_STREQ(PhaseName(Phase::kPrePlacement), "pre-placement");
   EXPECT_STREQ(PhaseName(Phase::kPostPlacement), "post-placement");
 }

@@ -1,5 +1,8 @@
 // Conv (1-D, 2-D, 3-D; groups, dilations, strides, pads, auto_pad, optional
-// bias, Loom's fused activation).
+// bias, Loom's fused activation and, for float32, Loom's fused residual:
+// with the int attribute loom.residual = 1 a 4th input R of Y's shape and
+// dtype is added before the activation, Y = act(conv(X, W) + B + R); R must
+// not overlap Y).
 //
 // float32 picks one of three paths in Prepare:
 //   pointwise  1x1 kernel, stride 1, no padding: Y_g = W_g * X_g, a plain GEMM
@@ -15,7 +18,8 @@
 //              virtual column matrix is padded[tap_offset[k] + column_offset[n]],
 //              a contiguous copy when the panel's columns are adjacent.
 // Constant weights are packed once in Prepare. float64 uses an explicit
-// im2col buffer and the plain double GEMM.
+// im2col buffer and the plain double GEMM. Every float32 path adds R in its
+// output epilogue, before the activation.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -30,6 +34,7 @@
 #include "kernels/cpu/nn/conv_geometry.h"
 #include "kernels/cpu/nn/conv_winograd.h"
 #include "kernels/cpu/nn/gemm_f32.h"
+#include "kernels/cpu/nn/residual_input.h"
 
 namespace loom {
 namespace nn {
@@ -128,6 +133,7 @@ class ConvKernel final : public Kernel {
   int64_t batch_ = 0, in_channels_ = 0, out_channels_ = 0, group_ = 1;
   int64_t cin_g_ = 0, cout_g_ = 0, k_ = 0;  // k_ = cin_g_ * kernel size
   bool has_bias_ = false;
+  bool has_residual_ = false;  // input 3 is R (loom.residual)
   Activation act_;
   std::vector<PackedMatrixF32> packed_w_;  // per group, when W is constant
   // im2col path: padded dims (= input dims without padding) and offsets.
@@ -144,8 +150,9 @@ class ConvKernel final : public Kernel {
 };
 
 Status ConvKernel::Prepare(const KernelSetup& setup) {
-  if (setup.inputs.size() < 2 || setup.inputs.size() > 3 || !setup.HasInput(0) || !setup.HasInput(1))
-    return setup.Invalid("expects inputs X, W and optional B, got " + std::to_string(setup.inputs.size()));
+  if (setup.inputs.size() < 2 || setup.inputs.size() > 4 || !setup.HasInput(0) || !setup.HasInput(1))
+    return setup.Invalid("expects inputs X, W, optional B and optional residual R, got " +
+                         std::to_string(setup.inputs.size()));
   if (setup.outputs.size() != 1) return setup.Invalid("expects 1 output");
   const TensorInfo& x = setup.inputs[0];
   const TensorInfo& w = setup.inputs[1];
@@ -178,6 +185,8 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
   for (int64_t d : g_.OutDims()) out_shape.push_back(d);
   RETURN_IF_ERROR(CheckOutput(setup, 0, dtype_, out_shape));
   RETURN_IF_ERROR(ParseActivation(setup, &act_));
+  RETURN_IF_ERROR(ParseResidual(setup, 3, dtype_, out_shape, &has_residual_));
+  if (has_residual_ && dtype_ != DType::kFloat32) return setup.Unsupported("a residual input for float64");
   k_ = cin_g_ * g_.KernelSize();
   if (dtype_ == DType::kFloat64) return Status::Ok();
 
@@ -296,6 +305,7 @@ void ConvKernel::RunF32(const KernelArgs& args) const {
   const float* x = args.in<float>(0);
   const float* w = args.in<float>(1);
   const float* bias = has_bias_ ? args.in<float>(2) : nullptr;
+  const float* residual = has_residual_ ? args.in<float>(3) : nullptr;
   float* y = args.out<float>(0);
   const int64_t in_size = g_.InSize(), out_size = g_.OutSize();
   float* padded = static_cast<float*>(args.scratch);
@@ -317,6 +327,7 @@ void ConvKernel::RunF32(const KernelArgs& args) const {
       p.c = y + (n * out_channels_ + gi * cout_g_) * out_size;
       p.ldc = out_size;
       p.row_bias = bias ? bias + gi * cout_g_ : nullptr;
+      p.residual = residual ? residual + (n * out_channels_ + gi * cout_g_) * out_size : nullptr;
       p.act = act_;
       if (path_ == Path::kPointwise) {
         p.b = xg;
@@ -341,9 +352,10 @@ void ConvKernel::RunDepthwise(const KernelArgs& args) const {
   const float* x = args.in<float>(0);
   const float* w = args.in<float>(1);
   const float* bias = has_bias_ ? args.in<float>(2) : nullptr;
+  const float* residual = has_residual_ ? args.in<float>(3) : nullptr;
   float* y = args.out<float>(0);
   if (fast_depthwise_) {
-    dw_.Run(x, w, bias, y, args.scratch, args.pool);
+    dw_.Run(x, w, bias, y, args.scratch, args.pool, residual);
     return;
   }
   const int64_t ih_n = g_.in[1], iw_n = g_.in[2], oh_n = g_.out[1], ow_n = g_.out[2];
@@ -383,6 +395,10 @@ void ConvKernel::RunDepthwise(const KernelArgs& args) const {
           DepthwiseRow<5>(src, wp, wk, 5, 5, dh, dw, sw, b, ow_n, row);
         } else {
           DepthwiseRow<0>(src, wp, wk, kh_n, kw_n, dh, dw, sw, b, ow_n, row);
+        }
+        if (residual) {
+          const float* r = residual + plane * oh_n * ow_n + oh * ow_n;
+          for (int64_t ow = 0; ow < ow_n; ++ow) row[ow] += r[ow];
         }
         ApplyActivation(act_, row, ow_n);
       }
@@ -424,7 +440,7 @@ Status ConvKernel::Run(const KernelArgs& args) const {
     RunDepthwise(args);
   } else if (winograd_) {
     winograd_->Run(args.in<float>(0), has_bias_ ? args.in<float>(2) : nullptr, args.out<float>(0), args.scratch,
-                   args.pool);
+                   args.pool, has_residual_ ? args.in<float>(3) : nullptr);
   } else {
     RunF32(args);
   }

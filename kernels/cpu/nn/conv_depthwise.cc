@@ -86,8 +86,8 @@ size_t DepthwiseConvF32::ScratchBytes(int num_threads) const {
   return static_cast<size_t>(std::max(num_threads, 1)) * static_cast<size_t>(l_.thread_floats) * sizeof(float);
 }
 
-void DepthwiseConvF32::Run(const float* x, const float* w, const float* bias, float* y, void* scratch,
-                           ThreadPool* pool) const {
+void DepthwiseConvF32::Run(const float* x, const float* w, const float* bias, float* y, void* scratch, ThreadPool* pool,
+                           const float* residual) const {
   const int64_t planes = g_.batch * g_.channels, oh = g_.out_h;
   if (planes <= 0 || oh <= 0 || g_.out_w <= 0) return;
   const int threads = pool ? pool->NumThreads() : 1;
@@ -111,7 +111,7 @@ void DepthwiseConvF32::Run(const float* x, const float* w, const float* bias, fl
       // = p / multiplier, since M = C * multiplier.
       const int64_t oc = plane % g_.channels;
       isa_->rows(g_, l_, act_, x + (plane / g_.multiplier) * in_plane, w + oc * kk, bias ? bias[oc] : 0.f,
-                 y + plane * out_plane, oh0, oh1, buf);
+                 residual ? residual + plane * out_plane : nullptr, y + plane * out_plane, oh0, oh1, buf);
     }
   });
 }

@@ -7,8 +7,8 @@
 // needs are copied into a small ring of zero-padded row buffers (per-thread
 // scratch, no padded copy of the plane); for a column stride of 2 each row is
 // de-interleaved once into its even and odd columns, so every tap is a
-// contiguous vector load. Bias and the fused activation are applied while
-// the output vectors are in registers. Narrow rows are computed several
+// contiguous vector load. Bias, a residual (Conv + Add) and the fused
+// activation are applied while the output vectors are in registers. Narrow rows are computed several
 // output rows at a time to keep enough independent accumulators.
 //
 // The row kernels exist per instruction set (generic GCC vectors, AVX2+FMA,
@@ -47,11 +47,12 @@ struct DepthwiseF32Layout {
 };
 
 // Computes output rows [oh0, oh1) of one plane. `x` is the input plane, `w`
-// its K*K weights, `y` the output plane; `scratch` is the thread's buffer,
-// all zeros (except ring data) since the thread's last fresh start.
+// its K*K weights, `residual` null or a plane laid out as y, added before the
+// activation, `y` the output plane; `scratch` is the thread's buffer, all
+// zeros (except ring data) since the thread's last fresh start.
 using DepthwiseF32RowsFn = void (*)(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, const Activation& act,
-                                    const float* x, const float* w, float bias, float* y, int64_t oh0, int64_t oh1,
-                                    float* scratch);
+                                    const float* x, const float* w, float bias, const float* residual, float* y,
+                                    int64_t oh0, int64_t oh1, float* scratch);
 
 struct DepthwiseF32Isa {
   const char* name;  // matches the GEMM path name
@@ -77,9 +78,11 @@ class DepthwiseConvF32 {
                    const DepthwiseF32Isa& isa = ActiveDepthwiseF32Isa());
 
   size_t ScratchBytes(int num_threads) const;
-  // y[n, oc] = act(conv(x[n, oc / multiplier], w[oc]) + bias[oc]) for x of
-  // N x C x H x W, w of M x 1 x K x K, bias of M floats or null.
-  void Run(const float* x, const float* w, const float* bias, float* y, void* scratch, ThreadPool* pool) const;
+  // y[n, oc] = act(conv(x[n, oc / multiplier], w[oc]) + bias[oc] + residual[n, oc])
+  // for x of N x C x H x W, w of M x 1 x K x K, bias of M floats or null,
+  // residual null or laid out as y (not overlapping it).
+  void Run(const float* x, const float* w, const float* bias, float* y, void* scratch, ThreadPool* pool,
+           const float* residual = nullptr) const;
 
  private:
   DepthwiseF32Geometry g_;

@@ -71,9 +71,11 @@ inline void FillRow(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, 
 
 // R output rows x U vectors starting at output column x0. win[j] is the
 // slot of input row (first row of the block) + j, for j < (R - 1) * SH + K.
+// `res` (null or laid out as y) is added before the activation.
 template <class V, int K, int SH, int SW, int R, int U>
 inline void Block(const float* const* win, int64_t half, const float* w, typename V::T bias,
-                  const gemm_f32::VectorActivation<V>& act, int64_t x0, int64_t ow, float* y, int64_t ldy) {
+                  const gemm_f32::VectorActivation<V>& act, int64_t x0, int64_t ow, float* y, const float* res,
+                  int64_t ldy) {
   using T = typename V::T;
   constexpr int kL = V::kLanes;
   T acc[R][U];
@@ -92,8 +94,19 @@ inline void Block(const float* const* win, int64_t half, const float* w, typenam
   gemm_f32::Unroll<R>([&](auto r) {
     float* out = y + r * ldy + x0;
     gemm_f32::Unroll<U>([&](auto u) {
-      const T v = act(acc[r][u]);
       const int64_t rem = ow - x0 - u * kL;
+      T v = acc[r][u];
+      if (res && rem > 0) {
+        const float* rp = res + r * ldy + x0 + u * kL;
+        if (rem >= kL) {
+          v = V::Add(v, V::Load(rp));
+        } else {
+          alignas(64) float part[kL] = {};
+          std::memcpy(part, rp, static_cast<size_t>(rem) * sizeof(float));
+          v = V::Add(v, V::Load(part));
+        }
+      }
+      v = act(v);
       if (rem >= kL) {
         V::Store(out + u * kL, v);
       } else if (rem > 0) {
@@ -108,28 +121,28 @@ inline void Block(const float* const* win, int64_t half, const float* w, typenam
 // All columns of R output rows.
 template <class V, int K, int SH, int SW, int R>
 inline void Rows(const float* const* win, int64_t half, const float* w, typename V::T bias,
-                 const gemm_f32::VectorActivation<V>& act, int64_t ow, float* y, int64_t ldy) {
+                 const gemm_f32::VectorActivation<V>& act, int64_t ow, float* y, const float* res, int64_t ldy) {
   constexpr int kL = V::kLanes;
   const int64_t nv = (ow + kL - 1) / kL;
   if (R > 1) {  // R > 1 only for rows of 1 or 2 vectors
     if (nv == 1) {
-      Block<V, K, SH, SW, R, 1>(win, half, w, bias, act, 0, ow, y, ldy);
+      Block<V, K, SH, SW, R, 1>(win, half, w, bias, act, 0, ow, y, res, ldy);
     } else {
-      Block<V, K, SH, SW, R, 2>(win, half, w, bias, act, 0, ow, y, ldy);
+      Block<V, K, SH, SW, R, 2>(win, half, w, bias, act, 0, ow, y, res, ldy);
     }
     return;
   }
   int64_t v = 0;
-  for (; v + 4 <= nv; v += 4) Block<V, K, SH, SW, 1, 4>(win, half, w, bias, act, v * kL, ow, y, ldy);
+  for (; v + 4 <= nv; v += 4) Block<V, K, SH, SW, 1, 4>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
   switch (nv - v) {
     case 3:
-      Block<V, K, SH, SW, 1, 3>(win, half, w, bias, act, v * kL, ow, y, ldy);
+      Block<V, K, SH, SW, 1, 3>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
       break;
     case 2:
-      Block<V, K, SH, SW, 1, 2>(win, half, w, bias, act, v * kL, ow, y, ldy);
+      Block<V, K, SH, SW, 1, 2>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
       break;
     case 1:
-      Block<V, K, SH, SW, 1, 1>(win, half, w, bias, act, v * kL, ow, y, ldy);
+      Block<V, K, SH, SW, 1, 1>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
       break;
     default:
       break;
@@ -140,7 +153,7 @@ inline void Rows(const float* const* win, int64_t half, const float* w, typename
 // l.ring slots, then a zero slot, then (stride 2) the staging row.
 template <class V, int K, int SH, int SW>
 void PlaneRows(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, const Activation& activation, const float* x,
-               const float* w, float bias, float* y, int64_t oh0, int64_t oh1, float* scratch) {
+               const float* w, float bias, const float* residual, float* y, int64_t oh0, int64_t oh1, float* scratch) {
   using T = typename V::T;
   constexpr int kL = V::kLanes;
   constexpr int kMaxRows = 4;
@@ -167,12 +180,13 @@ void PlaneRows(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, const
       win[j] = ih >= 0 && ih < g.in_h ? scratch + (ih % l.ring) * l.slot : zero;
     }
     float* out = y + oh * g.out_w;
+    const float* res = residual ? residual + oh * g.out_w : nullptr;
     if (r_n == 4) {
-      Rows<V, K, SH, SW, 4>(win, l.half, w, bv, act, g.out_w, out, g.out_w);
+      Rows<V, K, SH, SW, 4>(win, l.half, w, bv, act, g.out_w, out, res, g.out_w);
     } else if (r_n == 2) {
-      Rows<V, K, SH, SW, 2>(win, l.half, w, bv, act, g.out_w, out, g.out_w);
+      Rows<V, K, SH, SW, 2>(win, l.half, w, bv, act, g.out_w, out, res, g.out_w);
     } else {
-      Rows<V, K, SH, SW, 1>(win, l.half, w, bv, act, g.out_w, out, g.out_w);
+      Rows<V, K, SH, SW, 1>(win, l.half, w, bv, act, g.out_w, out, res, g.out_w);
     }
     if (scalar_act) ApplyActivation(activation, out, r_n * g.out_w);
     oh += r_n;
@@ -181,12 +195,13 @@ void PlaneRows(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, const
 
 template <class V>
 void PlaneRowsAny(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, const Activation& act, const float* x,
-                  const float* w, float bias, float* y, int64_t oh0, int64_t oh1, float* scratch) {
+                  const float* w, float bias, const float* residual, float* y, int64_t oh0, int64_t oh1,
+                  float* scratch) {
   const int key = g.kernel * 100 + g.stride_h * 10 + g.stride_w;
   switch (key) {
-#define LOOM_DW_CASE(K, SH, SW)                                           \
-  case K * 100 + SH * 10 + SW:                                            \
-    PlaneRows<V, K, SH, SW>(g, l, act, x, w, bias, y, oh0, oh1, scratch); \
+#define LOOM_DW_CASE(K, SH, SW)                                                     \
+  case K * 100 + SH * 10 + SW:                                                      \
+    PlaneRows<V, K, SH, SW>(g, l, act, x, w, bias, residual, y, oh0, oh1, scratch); \
     return;
     LOOM_DW_CASE(3, 1, 1)
     LOOM_DW_CASE(3, 1, 2)

@@ -33,6 +33,7 @@ struct Case {
   int64_t in_channels = 0;
   int64_t pad_bottom = 0, pad_right = 0;
   bool bias = false;
+  bool residual = false;  // a residual plane per output plane, added before act
   Activation act;
 };
 
@@ -61,7 +62,7 @@ double RefActivation(const Activation& a, double v) {
 }
 
 std::vector<double> Reference(const Case& c, const std::vector<float>& x, const std::vector<float>& w,
-                              const std::vector<float>& b) {
+                              const std::vector<float>& b, const std::vector<float>& r) {
   const DepthwiseF32Geometry& g = c.g;
   std::vector<double> y(static_cast<size_t>(g.batch * g.channels * g.out_h * g.out_w));
   for (int64_t n = 0; n < g.batch; ++n)
@@ -76,7 +77,9 @@ std::vector<double> Reference(const Case& c, const std::vector<float>& x, const 
               if (ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) continue;
               acc += double(w[(oc * g.kernel + kh) * g.kernel + kw]) * xp[ih * g.in_w + iw];
             }
-          y[((n * g.channels + oc) * g.out_h + oh) * g.out_w + ow] = RefActivation(c.act, acc);
+          const size_t i = static_cast<size_t>(((n * g.channels + oc) * g.out_h + oh) * g.out_w + ow);
+          if (c.residual) acc += r[i];
+          y[i] = RefActivation(c.act, acc);
         }
     }
   return y;
@@ -113,7 +116,12 @@ void Check(const Case& c, const DepthwiseF32Isa& isa, int threads, std::mt19937*
   for (float& v : x) v = dist(*rng);
   for (float& v : w) v = dist(*rng);
   for (float& v : b) v = dist(*rng);
-  const std::vector<double> want = Reference(c, x, w, b);
+  // The residual from its own generator: the cases drawn after this one do
+  // not depend on it.
+  std::vector<float> r(c.residual ? static_cast<size_t>(g.batch * g.channels * g.out_h * g.out_w) : 0);
+  std::mt19937 r_rng(static_cast<uint32_t>(r.size()));
+  for (float& v : r) v = dist(r_rng);
+  const std::vector<double> want = Reference(c, x, w, b, r);
   DepthwiseConvF32 conv(g, c.act, isa);
   constexpr size_t kGuard = 64;
   const float sentinel = 12345.f;
@@ -124,7 +132,8 @@ void Check(const Case& c, const DepthwiseF32Isa& isa, int threads, std::mt19937*
   // Garbage in the scratch must not matter.
   for (size_t i = 0; i < scratch_bytes / sizeof(float); ++i) scratch[i] = std::numeric_limits<float>::quiet_NaN();
   StaticThreadPool pool(threads);
-  conv.Run(x.data(), w.data(), c.bias ? b.data() : nullptr, y.data() + kGuard, scratch, &pool);
+  conv.Run(x.data(), w.data(), c.bias ? b.data() : nullptr, y.data() + kGuard, scratch, &pool,
+           c.residual ? r.data() : nullptr);
   for (size_t i = 0; i < kGuard; ++i) {
     ASSERT_EQ(y[i], sentinel) << what << " wrote before y";
     ASSERT_EQ(y[kGuard + want.size() + i], sentinel) << what << " wrote after y";
@@ -144,8 +153,8 @@ std::string Describe(const Case& c, int threads) {
          " " + std::to_string(g.in_h) + "x" + std::to_string(g.in_w) + " k" + std::to_string(g.kernel) + " s" +
          std::to_string(g.stride_h) + std::to_string(g.stride_w) + " pads " + std::to_string(g.pad_top) + "," +
          std::to_string(g.pad_left) + "," + std::to_string(c.pad_bottom) + "," + std::to_string(c.pad_right) +
-         " bias " + std::to_string(c.bias) + " act " + std::to_string(static_cast<int>(c.act.kind)) + " threads " +
-         std::to_string(threads);
+         " bias " + std::to_string(c.bias) + " residual " + std::to_string(c.residual) + " act " +
+         std::to_string(static_cast<int>(c.act.kind)) + " threads " + std::to_string(threads);
 }
 
 // Fills the output dims; false when the output would be empty.
@@ -177,6 +186,7 @@ TEST_P(ConvDepthwiseF32Test, MatchesReferenceOnRandomShapes) {
     c.pad_right = rng() % 3;
     c.bias = rng() % 2 == 0;
     c.act = MakeActivation(static_cast<int>(rng() % 9));
+    c.residual = iter % 3 == 0;
     if (!Finish(&c)) continue;
     const int threads = 1 + iter % 3;
     Check(c, *GetParam(), threads, &rng, Describe(c, threads));

@@ -214,6 +214,96 @@ TEST(Conv, FusedActivationOnEveryPath) {
   }
 }
 
+// The fused residual (loom.residual, input 3): Y = act(conv + B + R) on every
+// float32 path (pointwise, im2col incl. groups and 1-D/3-D, the vector
+// depthwise kernels and the generic depthwise loop, Winograd F(2x2) and
+// F(4x4) forced through LOOM_CONV_WINOGRAD), constant or variable weights, 1
+// and 2 threads.
+TEST(Conv, ResidualOnEveryPath) {
+  const char* saved = std::getenv("LOOM_CONV_WINOGRAD");
+  const std::string saved_value = saved ? saved : "";
+  for (const char* mode : {"0", "f2", "f4"}) {
+    setenv("LOOM_CONV_WINOGRAD", mode, 1);
+    for (const ConvCase& c : Cases()) {
+      for (bool relu : {false, true}) {
+        Shape w_shape = {c.out_channels, c.x[1] / c.group};
+        for (int64_t k : c.kernel) w_shape.push_back(k);
+        const auto x = Random<double>(NumElements(c.x), 21), w = Random<double>(NumElements(w_shape), 22),
+                   b = Random<double>(c.out_channels, 23);
+        Shape out_shape;
+        auto ref = ReferenceConv(c, x, w, b, &out_shape);
+        const auto r = Random<float>(ref.size(), 24);
+        for (size_t i = 0; i < ref.size(); ++i) ref[i] = ref[i] + r[i];
+        if (relu)
+          for (double& v : ref) v = std::max(v, 0.0);
+        Attributes a = ConvAttrs(c);
+        a.SetInt("loom.residual", 1);
+        if (relu) a.SetString("loom.activation", "Relu");
+        for (bool const_w : {false, true}) {
+          for (int threads : {1, 2}) {
+            SCOPED_TRACE(::testing::Message() << "mode=" << mode << " x=" << ShapeToString(c.x)
+                                              << " k=" << c.kernel.size() << "d group=" << c.group << " bias=" << c.bias
+                                              << " relu=" << relu << " const=" << const_w << " threads=" << threads);
+            std::vector<TestTensor> in = {
+                TestTensor::Of<float>(c.x, std::vector<float>(x.begin(), x.end())),
+                TestTensor::Of<float>(w_shape, std::vector<float>(w.begin(), w.end()), const_w),
+                c.bias ? TestTensor::Of<float>({c.out_channels}, std::vector<float>(b.begin(), b.end()))
+                       : TestTensor::Absent(),
+                TestTensor::Of<float>(out_shape, r)};
+            std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, out_shape)};
+            RunOptions opt;
+            opt.threads = threads;
+            const Status st = RunKernel("Conv", a, in, &out, opt);
+            ASSERT_TRUE(st.ok()) << st.ToString();
+            const auto got = out[0].As<float>();
+            ASSERT_EQ(got.size(), ref.size());
+            for (size_t i = 0; i < ref.size(); ++i)
+              ASSERT_NEAR(got[i], ref[i], 1e-4 * (1 + std::fabs(ref[i]))) << "at " << i;
+          }
+        }
+      }
+    }
+  }
+  if (saved) {
+    setenv("LOOM_CONV_WINOGRAD", saved_value.c_str(), 1);
+  } else {
+    unsetenv("LOOM_CONV_WINOGRAD");
+  }
+}
+
+TEST(Conv, ResidualRejectsBadSetups) {
+  const auto x = TestTensor::Of<float>({1, 2, 5, 5}, Random<float>(50, 1));
+  const auto w = TestTensor::Of<float>({3, 2, 3, 3}, Random<float>(54, 2));
+  const auto b = TestTensor::Of<float>({3}, Random<float>(3, 3));
+  const auto r = TestTensor::Of<float>({1, 3, 3, 3}, Random<float>(27, 4));
+  auto run = [&](const Attributes& a, std::vector<TestTensor> in, DType dt = DType::kFloat32) {
+    std::vector<TestTensor> out = {TestTensor::Empty(dt, {1, 3, 3, 3})};
+    return RunKernel("Conv", a, in, &out);
+  };
+  Attributes marked;
+  marked.SetInt("loom.residual", 1);
+  EXPECT_TRUE(run(marked, {x, w, b, r}).ok());
+  EXPECT_TRUE(run(marked, {x, w, TestTensor::Absent(), r}).ok());
+  EXPECT_EQ(run({}, {x, w, b, r}).code(), StatusCode::kInvalidArgument);   // R without the attribute
+  EXPECT_EQ(run(marked, {x, w, b}).code(), StatusCode::kInvalidArgument);  // the attribute without R
+  // Broadcasting R, R of another dtype.
+  EXPECT_EQ(run(marked, {x, w, b, TestTensor::Of<float>({1, 3, 1, 1}, {1, 2, 3})}).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(run(marked, {x, w, b, TestTensor::Of<double>({1, 3, 3, 3}, Random<double>(27, 4))}).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(run(marked, {x, w, b, r, r}).code(), StatusCode::kInvalidArgument);  // five inputs
+  Attributes wrong_kind;
+  wrong_kind.SetFloat("loom.residual", 1.f);
+  EXPECT_EQ(run(wrong_kind, {x, w, b, r}).code(), StatusCode::kInvalidArgument);
+  Attributes off;
+  off.SetInt("loom.residual", 0);
+  EXPECT_TRUE(run(off, {x, w, b}).ok());
+  // float64 has no residual epilogue.
+  auto to64 = [](const TestTensor& t, size_t n) { return TestTensor::Of<double>(t.shape, Random<double>(n, 5)); };
+  EXPECT_EQ(run(marked, {to64(x, 50), to64(w, 54), to64(b, 3), to64(r, 27)}, DType::kFloat64).code(),
+            StatusCode::kUnsupported);
+}
+
 TEST(Conv, EmptyBatch) {
   std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, {0, 2, 3, 3})};
   ASSERT_TRUE(RunKernel("Conv", {}, {TestTensor::Of<float>({0, 1, 5, 5}, {}), TestTensor::Of<float>({2, 1, 3, 3}, Random<float>(18, 1))},

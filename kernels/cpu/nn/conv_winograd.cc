@@ -57,7 +57,8 @@ size_t WinogradConvF32::ScratchBytes(int num_threads) const {
   return input_bytes_ + static_cast<size_t>(std::max(num_threads, 1)) * thread_bytes_;
 }
 
-void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool) const {
+void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool,
+                          const float* residual) const {
   const int64_t cin = s_.in_channels, cout = s_.out_channels, points = a_ * a_;
   const int64_t ih_n = s_.in_h, iw_n = s_.in_w, oh = s_.OutH(), ow = s_.OutW();
   const WinogradTransformFns& fns = WinogradTransformsFor(*isa_);
@@ -76,6 +77,7 @@ void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scr
   for (int64_t n = 0; n < s_.batch; ++n) {
     const float* xn = x + n * cin * ih_n * iw_n;
     float* yn = y + n * cout * oh * ow;
+    const float* rn = residual ? residual + n * cout * oh * ow : nullptr;
     // Channel-last zero-padded copy, 16 channels at a time.
     ParallelFor(pool, hp_, 4, [&](int64_t begin, int64_t end, int) {
       for (int64_t h = begin; h < end; ++h) {
@@ -128,9 +130,37 @@ void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scr
           gp.isa = isa_;
           GemmF32(gp, gemm_scratch, nullptr);
         }
-        fns.output(m_, mm, tn, block * cout, cout, bias, act_, dst, oh * ow, ow, yn);
+        fns.output(m_, mm, tn, block * cout, cout, bias, rn ? Activation() : act_, dst, oh * ow, ow, yn);
+        if (rn) AddResidual(t0, tn, rn, yn);
       }
     });
+  }
+}
+
+void WinogradConvF32::AddResidual(int64_t t0, int64_t tn, const float* r, float* y) const {
+  const int64_t cout = s_.out_channels, oh = s_.OutH(), ow = s_.OutW();
+  // The tiles of one tile row cover a contiguous column range of m_ output rows.
+  for (int64_t t = t0; t < t0 + tn;) {
+    const int64_t th = t / tiles_w_, tw0 = t % tiles_w_;
+    const int64_t tw1 = std::min(tiles_w_, tw0 + (t0 + tn - t));
+    const int64_t x0 = tw0 * m_, width = std::min(tw1 * m_, ow) - x0;
+    const int64_t y0 = th * m_, y1 = std::min(y0 + m_, oh);
+    for (int64_t c = 0; c < cout; ++c)
+      for (int64_t row = y0; row < y1; ++row) {
+        const int64_t offset = (c * oh + row) * ow + x0;
+        float* dst = y + offset;
+        const float* src = r + offset;
+        if (act_.kind == ActivationKind::kRelu) {  // the common case in one pass
+          for (int64_t i = 0; i < width; ++i) {
+            const float v = dst[i] + src[i];
+            dst[i] = v > 0.f ? v : 0.f;
+          }
+          continue;
+        }
+        for (int64_t i = 0; i < width; ++i) dst[i] += src[i];
+        ApplyActivation(act_, dst, width);
+      }
+    t += tw1 - tw0;
   }
 }
 

@@ -12,7 +12,8 @@
 //            point, one GEMM per point M_p = V_p * U_p [tiles x Cout] (the
 //            packed GEMM core, serial inside the task), output transform
 //            A^T M A with the bias and the fused activation, stored to the
-//            valid part of each tile.
+//            valid part of each tile; with a residual (Conv + Add), the
+//            activation waits until the block's output rows have it added.
 // The tile block is sized so that V and M of a block stay in the L2 cache.
 #pragma once
 
@@ -45,13 +46,19 @@ class WinogradConvF32 {
   void Prepare(const WinogradConvShape& shape, int tile_m, const float* w, const Activation& act,
                const GemmF32Isa& isa = ActiveGemmF32Isa(), int64_t tiles_per_block = 0);
   size_t ScratchBytes(int num_threads) const;
-  // x [N, Cin, H, W], bias [Cout] or null, y [N, Cout, OH, OW]; scratch holds
-  // ScratchBytes(threads) bytes, 64-byte aligned.
-  void Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool) const;
+  // x [N, Cin, H, W], bias [Cout] or null, y [N, Cout, OH, OW]; residual
+  // null or [N, Cout, OH, OW] added before the activation (not overlapping
+  // y); scratch holds ScratchBytes(threads) bytes, 64-byte aligned.
+  void Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool,
+           const float* residual = nullptr) const;
 
   int tile_m() const { return m_; }
 
  private:
+  // y = act(y + r) over the output of tiles [t0, t0 + tn) of one image (y
+  // holds conv + bias, still hot in the cache).
+  void AddResidual(int64_t t0, int64_t tn, const float* r, float* y) const;
+
   WinogradConvShape s_;
   int m_ = 4, a_ = 6;  // tile, tile + 2
   const GemmF32Isa* isa_ = nullptr;

@@ -175,6 +175,39 @@ TEST(ConvWinogradTest, EdgeShapes) {
   }
 }
 
+// A residual (Conv + Add) is added to every valid output element before the
+// activation, on random shapes (partial edge tiles, several blocks and
+// threads) and every path.
+TEST(ConvWinogradTest, ResidualBeforeActivation) {
+  std::mt19937 gen(4321);
+  const std::vector<Activation> acts = AllActivations();
+  StaticThreadPool pool(2);
+  for (const GemmF32Isa* isa : SupportedGemmF32Isas()) {
+    for (int iter = 0; iter < 16; ++iter) {
+      const WinogradConvShape s = RandomShape(&gen);
+      const std::vector<float> x = RandomFloats(static_cast<size_t>(s.batch * s.in_channels * s.in_h * s.in_w), &gen);
+      const std::vector<float> w = RandomFloats(static_cast<size_t>(s.out_channels * s.in_channels * 9), &gen);
+      const std::vector<float> b = RandomFloats(static_cast<size_t>(s.out_channels), &gen);
+      std::vector<double> ref = Reference(s, x, w, iter % 2 ? b.data() : nullptr);
+      const std::vector<float> r = RandomFloats(ref.size(), &gen);
+      for (size_t i = 0; i < ref.size(); ++i) ref[i] += r[i];
+      const int a = iter % static_cast<int>(acts.size());
+      for (int m : {2, 4}) {
+        WinogradConvF32 conv;
+        conv.Prepare(s, m, w.data(), acts[a], *isa, iter % 3 ? isa->mr : 0);
+        for (int threads : {1, 2}) {
+          AlignedBuffer scratch(conv.ScratchBytes(threads));
+          std::vector<float> y(ref.size(), 12345.f);
+          conv.Run(x.data(), iter % 2 ? b.data() : nullptr, y.data(), scratch.data(), threads > 1 ? &pool : nullptr,
+                   r.data());
+          EXPECT_LE(RelativeError(y, ref, acts[a]), m == 4 ? 2e-5 : 5e-6)
+              << "residual " << Describe(s, m, *isa, a, iter % 2, threads);
+        }
+      }
+    }
+  }
+}
+
 // The Conv kernel with the Winograd path forced on (both tiles) and off gives
 // the reference result; the rule's own choice too.
 TEST(ConvWinogradTest, ConvKernelForcedOnAndOff) {

@@ -66,6 +66,7 @@ void GemmTask(const GemmF32Params& p, const GemmF32Isa& isa, int64_t ms, int64_t
             tile.rows = static_cast<int>(std::min<int64_t>(mr, mc - i));
             tile.c = p.c + (m0 + i) * p.ldc + n0 + j;
             tile.row_bias = p.row_bias ? p.row_bias + m0 + i : nullptr;
+            tile.residual = p.residual ? p.residual + (m0 + i) * p.ldc + n0 + j : nullptr;
             isa.micro_kernel(kc, ap + (i / mr) * kc * mr, bpanel, tile);
           }
         }
@@ -74,12 +75,13 @@ void GemmTask(const GemmF32Params& p, const GemmF32Isa& isa, int64_t ms, int64_t
   }
 }
 
-// K == 0: C = act(beta * C + bias).
+// K == 0: C = act(beta * C + residual + bias).
 void ScaleOnly(const GemmF32Params& p) {
   for (int64_t i = 0; i < p.m; ++i) {
     float* c = p.c + i * p.ldc;
     for (int64_t j = 0; j < p.n; ++j) {
       float v = p.beta == 0.f ? 0.f : p.beta * c[j];
+      if (p.residual) v += p.residual[i * p.ldc + j];
       if (p.row_bias) v += p.row_bias[i];
       if (p.col_bias) v += p.col_bias[j];
       c[j] = v;

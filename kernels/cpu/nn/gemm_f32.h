@@ -1,4 +1,5 @@
-// Single-precision GEMM core: C = act(alpha * op(A) * op(B) + beta * C + bias)
+// Single-precision GEMM core:
+// C = act(alpha * op(A) * op(B) + beta * C + residual + bias)
 // for row-major matrices with leading dimensions, the hot path of Conv,
 // ConvTranspose, MatMul and Gemm.
 //
@@ -14,7 +15,8 @@
 // process runs (gemm_f32_isa.h: generic, AVX2+FMA, AVX-512F or NEON, chosen
 // at run time; LOOM_CPU_ISA forces one). Edges are handled by zero-padded
 // packing; partial tiles are stored through the same epilogue. Alpha, beta, a
-// per-row or per-column bias and the fused activation are applied while a
+// residual matrix (Conv + Add), a per-row or per-column bias and the fused
+// activation are applied while a
 // tile is stored, so C is written once per K block and finished while hot.
 //
 // Operands can be packed once ahead of time (PackedMatrixF32: constant
@@ -112,9 +114,12 @@ struct GemmF32Params {
   float* c = nullptr;
   int64_t ldc = 0;
 
-  // Epilogue, after alpha/beta: c += row_bias[i] + col_bias[j]; c = act(c).
+  // Epilogue, after alpha/beta: c += residual[i * ldc + j] + row_bias[i] +
+  // col_bias[j]; c = act(c). The residual has C's shape and leading dimension
+  // and must not overlap C.
   const float* row_bias = nullptr;
   const float* col_bias = nullptr;
+  const float* residual = nullptr;
   Activation act;
 
   // The instruction-set path (null: ActiveGemmF32Isa()). Packed operands

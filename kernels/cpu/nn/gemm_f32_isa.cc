@@ -81,6 +81,10 @@ void StoreGemmF32Tile(const GemmF32Tile& t, const float* acc, int ld) {
       for (int j = 0; j < t.cols; ++j) c[j] = t.alpha * s[j] + t.beta * c[j];
     }
     if (!t.last) continue;
+    if (t.residual) {
+      const float* r = t.residual + i * t.ldc;
+      for (int j = 0; j < t.cols; ++j) c[j] += r[j];
+    }
     if (t.row_bias) {
       const float rb = t.row_bias[i];
       for (int j = 0; j < t.cols; ++j) c[j] += rb;

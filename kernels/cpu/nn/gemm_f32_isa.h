@@ -33,7 +33,7 @@ namespace nn {
 // Where a finished MR x NR register tile goes and how it is finished.
 // first K block: C = alpha * acc + beta * C (C is not read when beta == 0);
 // later blocks:  C += alpha * acc.
-// last K block, then: C += row_bias[i] + col_bias[j]; C = act(C).
+// last K block, then: C += residual(i, j) + row_bias[i] + col_bias[j]; C = act(C).
 struct GemmF32Tile {
   float* c = nullptr;  // C(row0, col0)
   int64_t ldc = 0;
@@ -42,6 +42,7 @@ struct GemmF32Tile {
   float alpha = 1.f, beta = 0.f;
   const float* row_bias = nullptr;  // at row0, or null
   const float* col_bias = nullptr;  // at col0, or null
+  const float* residual = nullptr;  // at (row0, col0) with row stride ldc, or null
   const Activation* act = nullptr;
 };
 

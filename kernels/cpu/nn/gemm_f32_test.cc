@@ -49,15 +49,16 @@ enum class Source { kPlain, kPacked, kGather, kPackedB };
 
 struct Epilogue {
   bool row_bias = false, col_bias = false;
+  bool residual = false;  // a residual matrix of C's shape (Conv + Add)
   Activation act;
 };
 
-// C = act(alpha*op(A)*op(B) + beta*C + bias) with the products summed in
-// double; `bound` gets, per element, the sum of the absolute values of every
-// term (the scale of its rounding error).
+// C = act(alpha*op(A)*op(B) + beta*C + residual + bias) with the products
+// summed in double; `bound` gets, per element, the sum of the absolute values
+// of every term (the scale of its rounding error).
 std::vector<float> Reference(const Case& c, const std::vector<float>& a, const std::vector<float>& b,
                              const std::vector<float>& c0, const float* row_bias, const float* col_bias,
-                             const Activation& act, std::vector<double>* bound) {
+                             const float* residual, const Activation& act, std::vector<double>* bound) {
   std::vector<float> out(c.m * c.n);
   bound->assign(out.size(), 0.0);
   for (int64_t i = 0; i < c.m; ++i)
@@ -72,6 +73,7 @@ std::vector<float> Reference(const Case& c, const std::vector<float>& a, const s
       const double cterm = c.beta == 0 ? 0.0 : c.beta * c0[i * c.n + j];
       double v = c.alpha * s + cterm;
       double abs_v = std::fabs(c.alpha) * abs_s + std::fabs(cterm);
+      if (residual) v += residual[i * c.n + j], abs_v += std::fabs(residual[i * c.n + j]);
       if (row_bias) v += row_bias[i], abs_v += std::fabs(row_bias[i]);
       if (col_bias) v += col_bias[j], abs_v += std::fabs(col_bias[j]);
       out[i * c.n + j] = static_cast<float>(v);
@@ -82,12 +84,13 @@ std::vector<float> Reference(const Case& c, const std::vector<float>& a, const s
 }
 
 void RunCase(const GemmF32Isa& isa, const Case& c, int threads, Source source, const Epilogue& e) {
-  SCOPED_TRACE(::testing::Message() << isa.name << " " << c.m << "x" << c.n << "x" << c.k << " ta=" << c.ta << " tb="
-                                    << c.tb << " alpha=" << c.alpha << " beta=" << c.beta << " threads=" << threads
-                                    << " source=" << static_cast<int>(source) << " row_bias=" << e.row_bias
-                                    << " col_bias=" << e.col_bias << " act=" << static_cast<int>(e.act.kind));
+  SCOPED_TRACE(::testing::Message() << isa.name << " " << c.m << "x" << c.n << "x" << c.k << " ta=" << c.ta
+                                    << " tb=" << c.tb << " alpha=" << c.alpha << " beta=" << c.beta
+                                    << " threads=" << threads << " source=" << static_cast<int>(source)
+                                    << " row_bias=" << e.row_bias << " col_bias=" << e.col_bias
+                                    << " residual=" << e.residual << " act=" << static_cast<int>(e.act.kind));
   const auto a = Random(c.m * c.k, 1), b = Random(c.k * c.n, 2), c0 = Random(c.m * c.n, 3);
-  const auto rb = Random(c.m, 4), cb = Random(c.n, 5);
+  const auto rb = Random(c.m, 4), cb = Random(c.n, 5), res = Random(c.m * c.n, 6);
   std::vector<float> out = c0;
   GemmF32Params p;
   p.m = c.m;
@@ -138,12 +141,13 @@ void RunCase(const GemmF32Isa& isa, const Case& c, int threads, Source source, c
   p.ldc = c.n;
   p.row_bias = e.row_bias ? rb.data() : nullptr;
   p.col_bias = e.col_bias ? cb.data() : nullptr;
+  p.residual = e.residual ? res.data() : nullptr;
   p.act = e.act;
   StaticThreadPool pool(threads);
   std::vector<float> scratch(GemmF32ScratchBytes(threads) / sizeof(float));
   GemmF32(p, scratch.data(), threads > 1 ? &pool : nullptr);
   std::vector<double> bound;
-  const auto ref = Reference(c, a, b, c0, p.row_bias, p.col_bias, e.act, &bound);
+  const auto ref = Reference(c, a, b, c0, p.row_bias, p.col_bias, p.residual, e.act, &bound);
   ASSERT_EQ(out.size(), ref.size());
   // FMA and blocking reorder the sums: allow a few ulps per sqrt(K) of the
   // sum of absolute terms (a missing or doubled product is far outside).
@@ -181,6 +185,34 @@ TEST_P(GemmF32Test, MatchesReferenceForEveryEdgeRowCount) {
           RunCase(isa(), {m, n, k, false, false, 1.f, 0.f}, 1, s, Epilogue());
           RunCase(isa(), {m, n, k, false, false, 1.f, 1.f}, 2, s, finish);
         }
+}
+
+// The residual epilogue (Conv + Add): full and partial register tiles (every
+// row count of the last panel, columns past a multiple of NR), one and
+// several K blocks (added once, on the last), with beta, biases and
+// activations after it, every operand source, K == 0.
+TEST_P(GemmF32Test, ResidualEpilogue) {
+  const int mr = isa().mr, nr = isa().nr;
+  Epilogue plain, finish, clip;
+  plain.residual = finish.residual = clip.residual = true;
+  finish.row_bias = true;
+  finish.act.kind = ActivationKind::kRelu;
+  clip.col_bias = true;
+  clip.act.kind = ActivationKind::kClip;
+  clip.act.min = -0.25f;
+  clip.act.max = 0.5f;
+  for (int64_t m = 1; m <= 2 * mr + 1; ++m)
+    for (int64_t n : {int64_t{nr}, int64_t{2 * nr + 3}})
+      for (int64_t k : {int64_t{5}, kGemmKc + 7})
+        for (Source s : {Source::kPlain, Source::kPacked, Source::kGather, Source::kPackedB}) {
+          RunCase(isa(), {m, n, k, false, false, 1.f, 0.f}, 1, s, plain);
+          RunCase(isa(), {m, n, k, false, false, 1.f, 0.f}, 2, s, finish);
+          RunCase(isa(), {m, n, k, true, false, 0.5f, 1.f}, 1, s, clip);
+          if (HasFatalFailure()) return;
+        }
+  RunCase(isa(), {7, 300, 2 * kGemmKc + 3, false, false, 1.f, 0.f}, 2, Source::kGather, finish);
+  RunCase(isa(), {130, 1100, 40, false, false, 1.f, 0.f}, 2, Source::kPacked, finish);
+  RunCase(isa(), {5, 9, 0, false, false, 1.f, 0.5f}, 1, Source::kPlain, finish);
 }
 
 // Shapes around the path's MR, NR and the KC / MC / NC blocks, and random
@@ -385,7 +417,7 @@ TEST(GemmF32, AppliesActivationOnStore) {
   std::vector<float> scratch(GemmF32ScratchBytes(1) / sizeof(float));
   GemmF32(p, scratch.data(), nullptr);
   std::vector<double> bound;
-  const auto ref = Reference({20, 10, 30, false, false, 1.f, 0.f}, a, b, c, nullptr, nullptr, p.act, &bound);
+  const auto ref = Reference({20, 10, 30, false, false, 1.f, 0.f}, a, b, c, nullptr, nullptr, nullptr, p.act, &bound);
   for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(c[i], ref[i], 1e-4);
 }
 

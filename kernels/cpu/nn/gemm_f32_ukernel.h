@@ -16,7 +16,7 @@
 // The micro-kernel keeps an MR x (NV * kLanes) tile of C in MR * NV vector
 // registers and walks K: per step NV loads of B, MR broadcasts of A and
 // MR * NV multiply-adds. Full tiles are finished in registers (alpha, beta,
-// biases and the piecewise-linear activations; Sigmoid and Tanh afterwards
+// the residual, biases and the piecewise-linear activations; Sigmoid and Tanh afterwards
 // on the stored row); partial edge tiles go through StoreGemmF32Tile.
 #pragma once
 
@@ -112,7 +112,8 @@ inline void StoreFullTile(const typename V::T (&acc)[MR][NV], const GemmF32Tile&
   // The common cases without per-vector decisions: a plain store (first K
   // block, no alpha/beta) or an accumulation (later blocks), with nothing to
   // finish.
-  if (t.alpha == 1.f && (!t.first || t.beta == 0.f) && (!t.last || (!t.row_bias && !t.col_bias && !t.act))) {
+  if (t.alpha == 1.f && (!t.first || t.beta == 0.f) &&
+      (!t.last || (!t.row_bias && !t.col_bias && !t.residual && !t.act))) {
     if (t.first) {
       Unroll<MR>([&](auto i) { Unroll<NV>([&](auto j) { V::Store(t.c + i * t.ldc + j * kL, acc[i][j]); }); });
     } else {
@@ -134,6 +135,7 @@ inline void StoreFullTile(const typename V::T (&acc)[MR][NV], const GemmF32Tile&
   const bool add_col_bias = finish && t.col_bias;
   Unroll<MR>([&](auto i) {
     float* c = t.c + i * t.ldc;
+    const float* r = t.residual ? t.residual + i * t.ldc : nullptr;
     const T row_bias = V::Set1(finish && t.row_bias ? t.row_bias[i] : 0.f);
     Unroll<NV>([&](auto j) {
       T v = scale ? V::Mul(acc[i][j], alpha) : acc[i][j];
@@ -143,6 +145,7 @@ inline void StoreFullTile(const typename V::T (&acc)[MR][NV], const GemmF32Tile&
         v = V::MulAdd(beta, V::Load(c + j * kL), v);
       }
       if (finish) {
+        if (t.residual) v = V::Add(v, V::Load(r + j * kL));
         if (t.row_bias) v = V::Add(v, row_bias);
         if (add_col_bias) v = V::Add(v, col_bias[j]);
         v = act(v);
