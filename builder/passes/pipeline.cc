@@ -6,6 +6,7 @@
 #include "builder/passes/eliminate_dead_nodes.h"
 #include "builder/passes/eliminate_identity.h"
 #include "builder/passes/fold_constants.h"
+#include "builder/passes/fold_pad.h"
 #include "builder/passes/fold_qdq.h"
 #include "builder/passes/fuse_activation.h"
 #include "builder/passes/fuse_conv_batchnorm.h"
@@ -28,6 +29,8 @@ Pipeline DefaultPipeline() {
         "(pre-quantized models, --int8)");
   p.Add(Phase::kGraph, MakeFoldDequantized(), "evaluate the DequantizeLinear of constants fold_qdq left");
   p.Add(Phase::kGraph, MakeEliminateDeadNodes(), "drop nodes whose outputs nothing uses");
+  p.Add(Phase::kGraph, MakeFoldPad(),
+        "merge a zero constant Pad of the spatial dims into the pads of the Conv/AveragePool (-inf: MaxPool) after it");
   p.Add(Phase::kGraph, MakeFuseConvBatchNorm(), "fold BatchNormalization into the Conv before it");
   p.Add(Phase::kGraph, MakeFuseLayerNorm(),
         "replace layer normalization written out op by op (ReduceMean, Sub, Pow, ..., Div, Mul, Add) by one "
