@@ -9,6 +9,7 @@
 #include "builder/passes/fold_pad.h"
 #include "builder/passes/fold_qdq.h"
 #include "builder/passes/fuse_activation.h"
+#include "builder/passes/fuse_bias_add.h"
 #include "builder/passes/fuse_conv_batchnorm.h"
 #include "builder/passes/fuse_gelu.h"
 #include "builder/passes/fuse_layer_norm.h"
@@ -36,6 +37,8 @@ Pipeline DefaultPipeline() {
         "replace layer normalization written out op by op (ReduceMean, Sub, Pow, ..., Div, Mul, Add) by one "
         "LayerNormalization");
   p.Add(Phase::kGraph, MakeFuseGelu(), "replace GELU written out op by op (Div, Erf, Add, Mul, Mul) by one Gelu");
+  p.Add(Phase::kGraph, MakeFuseBiasAdd(),
+        "fold the Add of a per-channel constant into the bias of the Conv/Gemm/MatMul before it (2-D MatMul: Gemm)");
   p.Add(Phase::kPrePlacement, MakeSpaceToDepthStem(),
         "run a strided Conv with few input channels (a stem) over a space-to-depth view of its input when the "
         "accelerator is predicted faster that way");
