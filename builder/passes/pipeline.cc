@@ -8,6 +8,7 @@
 #include "builder/passes/fold_constants.h"
 #include "builder/passes/fold_pad.h"
 #include "builder/passes/fold_qdq.h"
+#include "builder/passes/fold_transpose.h"
 #include "builder/passes/fuse_activation.h"
 #include "builder/passes/fuse_bias_add.h"
 #include "builder/passes/fuse_conv_batchnorm.h"
@@ -39,6 +40,8 @@ Pipeline DefaultPipeline() {
   p.Add(Phase::kGraph, MakeFuseGelu(), "replace GELU written out op by op (Div, Erf, Add, Mul, Mul) by one Gelu");
   p.Add(Phase::kGraph, MakeFuseBiasAdd(),
         "fold the Add of a per-channel constant into the bias of the Conv/Gemm/MatMul before it (2-D MatMul: Gemm)");
+  p.Add(Phase::kGraph, MakeFoldTranspose(),
+        "fold a Transpose of the last two dims of a Gemm operand (transA/transB) or a MatMul's B (loom.trans_b)");
   p.Add(Phase::kPrePlacement, MakeSpaceToDepthStem(),
         "run a strided Conv with few input channels (a stem) over a space-to-depth view of its input when the "
         "accelerator is predicted faster that way");
