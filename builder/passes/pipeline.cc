@@ -8,6 +8,7 @@
 #include "builder/passes/fold_constants.h"
 #include "builder/passes/fold_pad.h"
 #include "builder/passes/fold_qdq.h"
+#include "builder/passes/fold_scale_into_conv.h"
 #include "builder/passes/fold_transpose.h"
 #include "builder/passes/fuse_activation.h"
 #include "builder/passes/fuse_bias_add.h"
@@ -38,6 +39,8 @@ Pipeline DefaultPipeline() {
         "replace layer normalization written out op by op (ReduceMean, Sub, Pow, ..., Div, Mul, Add) by one "
         "LayerNormalization");
   p.Add(Phase::kGraph, MakeFuseGelu(), "replace GELU written out op by op (Div, Erf, Add, Mul, Mul) by one Gelu");
+  p.Add(Phase::kGraph, MakeFoldScaleIntoConv(),
+        "fold the Mul by a per-channel constant into the weights and bias of the float Conv/Gemm/MatMul before it");
   p.Add(Phase::kGraph, MakeFuseBiasAdd(),
         "fold the Add of a per-channel constant into the bias of the Conv/Gemm/MatMul before it (2-D MatMul: Gemm)");
   p.Add(Phase::kGraph, MakeFoldTranspose(),
