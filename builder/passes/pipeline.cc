@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "builder/build_log.h"
+#include "builder/passes/eliminate_common_subexpressions.h"
 #include "builder/passes/eliminate_dead_nodes.h"
 #include "builder/passes/eliminate_identity.h"
 #include "builder/passes/fold_constants.h"
@@ -32,6 +33,8 @@ Pipeline DefaultPipeline() {
         "(pre-quantized models, --int8)");
   p.Add(Phase::kGraph, MakeFoldDequantized(), "evaluate the DequantizeLinear of constants fold_qdq left");
   p.Add(Phase::kGraph, MakeEliminateDeadNodes(), "drop nodes whose outputs nothing uses");
+  p.Add(Phase::kGraph, MakeEliminateCommonSubexpressions(),
+        "share equal constants (hashed, then compared) and merge nodes computing the same from the same inputs");
   p.Add(Phase::kGraph, MakeFoldPad(),
         "merge a zero constant Pad of the spatial dims into the pads of the Conv/AveragePool (-inf: MaxPool) after it");
   p.Add(Phase::kGraph, MakeFuseConvBatchNorm(), "fold BatchNormalization into the Conv before it");
