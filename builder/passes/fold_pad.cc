@@ -92,9 +92,29 @@ bool AllZero(const std::vector<int64_t>& v) {
   return true;
 }
 
+// Whether every pad of `node` is smaller than its dilated window on that axis
+// (no window lies wholly in the padding, which the accelerator's layers and
+// many kernels refuse); false when the window is unknown.
+bool PadsInsideWindows(const ir::Graph& g, const ir::Node& node) {
+  const std::vector<int64_t> pads = node.attrs.GetInts("pads");
+  const size_t k = pads.size() / 2;
+  std::vector<int64_t> kernel = node.attrs.GetInts("kernel_shape");
+  if (kernel.empty() && node.op == "Conv" && node.inputs.size() > 1 && node.inputs[1] >= 0) {
+    const ir::Value& w = g.value(node.inputs[1]);
+    if (w.shape_known && w.shape.size() == k + 2) kernel.assign(w.shape.begin() + 2, w.shape.end());
+  }
+  const std::vector<int64_t> dilations = node.attrs.GetInts("dilations", std::vector<int64_t>(k, 1));
+  if (kernel.size() != k || dilations.size() != k) return false;
+  for (size_t i = 0; i < k; ++i) {
+    const int64_t extent = (kernel[i] - 1) * dilations[i] + 1;
+    if (pads[i] >= extent || pads[k + i] >= extent) return false;
+  }
+  return true;
+}
+
 // Whether `consumer` (reading the Pad's output as its data input) computes the
 // same with the Pad's pads added to its own, and if so rewrites its attributes.
-bool FoldInto(const PadInfo& pad, ir::Node* consumer) {
+bool FoldInto(const ir::Graph& g, const PadInfo& pad, ir::Node* consumer) {
   if (pad.all_zero) return true;
   // Only the spatial dims may be padded.
   const size_t rank = pad.pads.size() / 2;
@@ -113,7 +133,7 @@ bool FoldInto(const PadInfo& pad, ir::Node* consumer) {
   } else {
     return false;
   }
-  if (!AddSpatialPads(pad.pads, &folded)) return false;
+  if (!AddSpatialPads(pad.pads, &folded) || !PadsInsideWindows(g, folded)) return false;
   *consumer = std::move(folded);
   return true;
 }
@@ -138,7 +158,7 @@ class FoldPad : public Pass {
         ir::Node& consumer = g.node(c);
         const bool data_input_only = !consumer.inputs.empty() && consumer.inputs[0] == y &&
                                      std::count(consumer.inputs.begin(), consumer.inputs.end(), y) == 1;
-        if (consumer.dead || !consumer.domain.empty() || !data_input_only || !FoldInto(info, &consumer)) {
+        if (consumer.dead || !consumer.domain.empty() || !data_input_only || !FoldInto(g, info, &consumer)) {
           ++left;
           continue;
         }

@@ -8,7 +8,9 @@
 // have auto_pad NOTSET. What the padded cells must hold depends on the
 // consumer: zeros for Conv; zeros for an AveragePool that then counts them
 // (count_include_pad becomes 1, so its own pads must be zero or already
-// counted, and ceil_mode 0); -inf for MaxPool (ceil_mode 0). A Pad whose pads
+// counted, and ceil_mode 0); -inf for MaxPool (ceil_mode 0). Each summed pad
+// must stay below the consumer's dilated window (no window wholly in the
+// padding: the accelerator's layers refuse that). A Pad whose pads
 // are all zero is dropped for any of these consumers. Consumers that cannot
 // take the pads keep reading the Pad, which dies when none is left.
 #pragma once

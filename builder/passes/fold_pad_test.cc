@@ -64,13 +64,13 @@ TEST(FoldPadTest, MergesSpatialZeroPadsIntoConvPads) {
   for (int opset : {2, 11, 18}) {
     PadThen t("Conv", kSpatial, nullptr, opset);
     ir::Node& conv = t.b.node(t.consumer);
-    conv.attrs.SetInts("pads", {1, 1, 1, 1});
+    conv.attrs.SetInts("pads", {1, 0, 0, 1});
     conv.attrs.SetString("auto_pad", "NOTSET");
     EXPECT_EQ(RunPass(t.b), 1) << opset;
     ASSERT_EQ(t.b.g.nodes().size(), 1u);
     const ir::Node& c = t.Consumer();
     EXPECT_EQ(c.inputs[0], t.x);
-    EXPECT_EQ(c.attrs.GetInts("pads"), (std::vector<int64_t>{2, 3, 3, 1}));
+    EXPECT_EQ(c.attrs.GetInts("pads"), (std::vector<int64_t>{2, 2, 2, 1}));
     EXPECT_EQ(c.fused, (std::vector<std::string>{"Pad"}));
   }
 }
@@ -81,10 +81,10 @@ TEST(FoldPadTest, ExplicitZeroValueAndAxesInput) {
   // Opset 18 axes: pad only H and W, given as negative axes.
   ir::Node& pad = t.b.node(t.pad);
   pad.opset = 18;
-  pad.inputs[1] = t.b.ConstInt64("pads2", {4}, {1, 2, 3, 4});
+  pad.inputs[1] = t.b.ConstInt64("pads2", {4}, {1, 2, 2, 0});
   pad.inputs.push_back(t.b.ConstInt64("axes", {2}, {-2, -1}));
   EXPECT_EQ(RunPass(t.b), 1);
-  EXPECT_EQ(t.Consumer().attrs.GetInts("pads"), (std::vector<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(t.Consumer().attrs.GetInts("pads"), (std::vector<int64_t>{1, 2, 2, 0}));
 }
 
 TEST(FoldPadTest, DeclinesWhatConvPadsCannotExpress) {
@@ -114,6 +114,20 @@ TEST(FoldPadTest, DeclinesWhatConvPadsCannotExpress) {
     EXPECT_EQ(t.Consumer().inputs[0], t.p);
     EXPECT_FALSE(t.Consumer().attrs.Has("pads"));
   }
+}
+
+TEST(FoldPadTest, DeclinesPadsAsWideAsTheWindow) {
+  // Conv 3x3: pad 2 is the most; 3 would put a window wholly in the padding.
+  PadThen t("Conv", {0, 0, 3, 0, 0, 0, 0, 0});
+  EXPECT_EQ(RunPass(t.b), 0);
+  PadThen u("Conv", {0, 0, 2, 0, 0, 0, 0, 0});
+  u.b.node(u.consumer).attrs.SetInts("pads", {1, 0, 0, 0});  // 1 + 2
+  EXPECT_EQ(RunPass(u.b), 0);
+  PadThen v("Conv", {0, 0, 3, 0, 0, 0, 0, 0});
+  v.b.node(v.consumer).attrs.SetInts("dilations", {2, 1});  // extent 5
+  EXPECT_EQ(RunPass(v.b), 1);
+  PadThen w("AveragePool", {0, 0, 0, 3, 0, 0, 0, 0});  // kernel_shape 3x3
+  EXPECT_EQ(RunPass(w.b), 0);
 }
 
 TEST(FoldPadTest, DeclinesNonConstantPadsOrValue) {
@@ -156,10 +170,10 @@ TEST(FoldPadTest, AveragePoolCountsThePaddedZeros) {
 
   // Own pads already counted: summed.
   PadThen u("AveragePool", kSpatial);
-  u.b.node(u.consumer).attrs.SetInts("pads", {1, 1, 1, 1});
+  u.b.node(u.consumer).attrs.SetInts("pads", {1, 0, 0, 1});
   u.b.node(u.consumer).attrs.SetInt("count_include_pad", 1);
   EXPECT_EQ(RunPass(u.b), 1);
-  EXPECT_EQ(u.Consumer().attrs.GetInts("pads"), (std::vector<int64_t>{2, 3, 3, 1}));
+  EXPECT_EQ(u.Consumer().attrs.GetInts("pads"), (std::vector<int64_t>{2, 2, 2, 1}));
 }
 
 TEST(FoldPadTest, AveragePoolDeclines) {
