@@ -51,9 +51,10 @@ class FoldTranspose : public Pass {
       const bool identity = IsIdentity(perm);
       if (product.op == "Gemm") {
         if (!identity || r != 2) continue;
-        const char* attr = product.inputs[0] == y ? "transA" : product.inputs[1] == y ? "transB" : nullptr;
-        if (attr == nullptr) continue;  // the Transpose feeds C
-        product.attrs.SetInt(attr, product.attrs.GetInt(attr, 0) != 0 ? 0 : 1);
+        // Only B: the int8 Gemm kernels (CPU and accelerator) refuse transA,
+        // so a folded A would keep a later-quantized Gemm in float.
+        if (product.inputs[1] != y) continue;
+        product.attrs.SetInt("transB", product.attrs.GetInt("transB", 0) != 0 ? 0 : 1);
       } else if (product.op == "MatMul") {
         if (product.inputs[1] != y || g.value(y).dtype != DType::kFloat32) continue;
         if (!identity && perm[r - 1] != static_cast<int64_t>(r - 1)) continue;

@@ -1,7 +1,7 @@
 // Folds a Transpose that swaps the last two dims of a MatMul's or Gemm's
 // operand into the product:
 //
-//   Gemm(Transpose(a, [1, 0]), b)        ->  Gemm(a, b, transA toggled)   (same for B / transB)
+//   Gemm(a, Transpose(b, [1, 0]))        ->  Gemm(a, b, transB toggled)
 //   MatMul(a, Transpose(b, perm))        ->  MatMul(a, Transpose(b, perm'), loom.trans_b toggled)
 //
 // perm' is perm with its last two entries swapped. When perm' is the identity
@@ -9,7 +9,9 @@
 // last axis in place (it then moves whole rows, e.g. [1, 2, 0] -> [1, 0, 2]
 // for attention's K^T), which is cheaper than the element-wise gather it
 // replaces. The float kernel of MatMul reads B transposed (loom.trans_b,
-// kernels/cpu/nn/matmul.cc); MatMul's A stays as it is. Needs float32
+// kernels/cpu/nn/matmul.cc). A's Transpose stays: the int8 Gemm kernels of
+// the CPU and the accelerator refuse transA, and MatMul has no transposed A.
+// Needs float32
 // tensors and the Transpose's output read only by the product, once, and not
 // a graph output. Constant operands are fold_constants' business.
 #pragma once

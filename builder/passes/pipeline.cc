@@ -47,7 +47,7 @@ Pipeline DefaultPipeline() {
   p.Add(Phase::kGraph, MakeFuseBiasAdd(),
         "fold the Add of a per-channel constant into the bias of the Conv/Gemm/MatMul before it (2-D MatMul: Gemm)");
   p.Add(Phase::kGraph, MakeFoldTranspose(),
-        "fold a Transpose of the last two dims of a Gemm operand (transA/transB) or a MatMul's B (loom.trans_b)");
+        "fold a Transpose of the last two dims of a Gemm's or MatMul's B into transB / loom.trans_b");
   p.Add(Phase::kPrePlacement, MakeSpaceToDepthStem(),
         "run a strided Conv with few input channels (a stem) over a space-to-depth view of its input when the "
         "accelerator is predicted faster that way");
