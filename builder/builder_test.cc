@@ -64,7 +64,8 @@ TEST(BuilderTest, FusesAndWritesAVerifiablePlan) {
   EXPECT_EQ(report.plan_bytes, bytes.size());
   EXPECT_EQ(report.arena_bytes, 64u + 128u);  // x (64 B) and y (128 B) live together
   EXPECT_EQ(report.passes_applied,
-            (std::vector<std::string>{"fuse_conv_batchnorm: 1 nodes", "fuse_activation: 1 nodes"}));
+            (std::vector<std::string>{"eliminate_common_subexpressions: 1 nodes", "fuse_conv_batchnorm: 1 nodes",
+                                      "fuse_activation: 1 nodes"}));  // BN's equal parameters shared first
   ASSERT_EQ(report.notes.size(), 1u);
   EXPECT_EQ(report.notes[0], "input 'x': dim 0 'N' set to 1");
 
@@ -113,11 +114,11 @@ TEST(BuilderTest, DumpGraphWritesOneDotPerStage) {
   std::vector<uint8_t> bytes;
   Status s = BuildPlanWithRegistry(ConvBnRelu().Save(dir.File("m.onnx")), options, r, &bytes, &report);
   ASSERT_TRUE(s.ok()) << s.message();
-  // import, every pass that ran (8 graph, 3 pre-placement, 3 post-placement), placement, final.
-  ASSERT_EQ(report.graph_dumps.size(), 17u);
+  // import, every pass that ran (13 graph, 3 pre-placement, 3 post-placement), placement, final.
+  ASSERT_EQ(report.graph_dumps.size(), 22u);
   EXPECT_EQ(std::filesystem::path(report.graph_dumps.front()).filename(), "00-import.dot");
-  EXPECT_EQ(std::filesystem::path(report.graph_dumps[6]).filename(), "06-graph-fuse_conv_batchnorm.dot");
-  EXPECT_EQ(std::filesystem::path(report.graph_dumps.back()).filename(), "16-final.dot");
+  EXPECT_EQ(std::filesystem::path(report.graph_dumps[8]).filename(), "08-graph-fuse_conv_batchnorm.dot");
+  EXPECT_EQ(std::filesystem::path(report.graph_dumps.back()).filename(), "21-final.dot");
   for (const std::string& f : report.graph_dumps) {
     std::ifstream in(f);
     std::string first;
@@ -127,7 +128,7 @@ TEST(BuilderTest, DumpGraphWritesOneDotPerStage) {
   std::ifstream final_dot(report.graph_dumps.back());
   const std::string text((std::istreambuf_iterator<char>(final_dot)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("Conv+BatchNormalization+Relu"), std::string::npos) << text;
-  EXPECT_EQ(report.graph_svgs == 0 || report.graph_svgs == 17, true);
+  EXPECT_EQ(report.graph_svgs == 0 || report.graph_svgs == 22, true);
 
   // A directory that cannot be made is an error naming it, before any work.
   std::ofstream(dir.File("file")) << "x";

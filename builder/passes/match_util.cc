@@ -26,5 +26,22 @@ int OtherInput(const ir::Node& n, int id) {
   return n.inputs[0] == id ? n.inputs[1] : n.inputs[1] == id ? n.inputs[0] : -1;
 }
 
+bool PerChannelConst(const ir::Graph& g, int id, const Shape& out, size_t axis, std::vector<double>* values) {
+  if (id < 0 || axis >= out.size()) return false;
+  const ir::Value& v = g.value(id);
+  if (!v.is_constant() || v.dtype != DType::kFloat32 || v.shape.size() > out.size()) return false;
+  const size_t offset = out.size() - v.shape.size();
+  bool along_axis = false;
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    if (v.shape[i] == 1) continue;
+    if (i + offset != axis || v.shape[i] != out[axis]) return false;
+    along_axis = true;
+  }
+  const float* data = v.data->as<float>();
+  values->resize(static_cast<size_t>(out[axis]));
+  for (size_t c = 0; c < values->size(); ++c) (*values)[c] = data[along_axis ? c : 0];
+  return true;
+}
+
 }  // namespace passes
 }  // namespace loom

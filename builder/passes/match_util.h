@@ -1,6 +1,8 @@
 // Small helpers for passes that recognize chains of ONNX nodes.
 #pragma once
 
+#include <vector>
+
 #include "builder/ir/graph.h"
 
 namespace loom {
@@ -18,6 +20,12 @@ int SoleConsumer(const ir::Graph& g, const ir::UseLists& uses, int id, const cha
 // The input of two-input node `n` that is not `id`; -1 if `id` is not one
 // of its inputs.
 int OtherInput(const ir::Node& n, int id);
+
+// The values of float32 constant `id` as one value per channel of a tensor
+// of shape `out` whose channels run along `axis`, if ONNX broadcasting of the
+// constant against `out` gives exactly that and leaves `out`'s shape (a
+// scalar gives every channel the same value).
+bool PerChannelConst(const ir::Graph& g, int id, const Shape& out, size_t axis, std::vector<double>* values);
 
 }  // namespace passes
 }  // namespace loom

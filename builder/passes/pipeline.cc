@@ -3,11 +3,16 @@
 #include <algorithm>
 
 #include "builder/build_log.h"
+#include "builder/passes/eliminate_common_subexpressions.h"
 #include "builder/passes/eliminate_dead_nodes.h"
 #include "builder/passes/eliminate_identity.h"
 #include "builder/passes/fold_constants.h"
+#include "builder/passes/fold_pad.h"
 #include "builder/passes/fold_qdq.h"
+#include "builder/passes/fold_scale_into_conv.h"
+#include "builder/passes/fold_transpose.h"
 #include "builder/passes/fuse_activation.h"
+#include "builder/passes/fuse_bias_add.h"
 #include "builder/passes/fuse_conv_add.h"
 #include "builder/passes/fuse_conv_batchnorm.h"
 #include "builder/passes/fuse_gelu.h"
@@ -29,11 +34,21 @@ Pipeline DefaultPipeline() {
         "(pre-quantized models, --int8)");
   p.Add(Phase::kGraph, MakeFoldDequantized(), "evaluate the DequantizeLinear of constants fold_qdq left");
   p.Add(Phase::kGraph, MakeEliminateDeadNodes(), "drop nodes whose outputs nothing uses");
+  p.Add(Phase::kGraph, MakeEliminateCommonSubexpressions(),
+        "share equal constants (hashed, then compared) and merge nodes computing the same from the same inputs");
+  p.Add(Phase::kGraph, MakeFoldPad(),
+        "merge a zero constant Pad of the spatial dims into the pads of the Conv/AveragePool (-inf: MaxPool) after it");
   p.Add(Phase::kGraph, MakeFuseConvBatchNorm(), "fold BatchNormalization into the Conv before it");
   p.Add(Phase::kGraph, MakeFuseLayerNorm(),
         "replace layer normalization written out op by op (ReduceMean, Sub, Pow, ..., Div, Mul, Add) by one "
         "LayerNormalization");
   p.Add(Phase::kGraph, MakeFuseGelu(), "replace GELU written out op by op (Div, Erf, Add, Mul, Mul) by one Gelu");
+  p.Add(Phase::kGraph, MakeFoldScaleIntoConv(),
+        "fold the Mul by a per-channel constant into the weights and bias of the float Conv/Gemm/MatMul before it");
+  p.Add(Phase::kGraph, MakeFuseBiasAdd(),
+        "fold the Add of a per-channel constant into the bias of the Conv/Gemm/MatMul before it (2-D MatMul: Gemm)");
+  p.Add(Phase::kGraph, MakeFoldTranspose(),
+        "fold a Transpose of the last two dims of a Gemm's or MatMul's B into transB / loom.trans_b");
   p.Add(Phase::kPrePlacement, MakeSpaceToDepthStem(),
         "run a strided Conv with few input channels (a stem) over a space-to-depth view of its input when the "
         "accelerator is predicted faster that way");

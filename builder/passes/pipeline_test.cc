@@ -41,9 +41,10 @@ TEST(PipelineTest, ListsEveryPassUnderItsPhase) {
     (e.phase == Phase::kGraph ? graph : e.phase == Phase::kPrePlacement ? pre : post).push_back(e.pass->name());
     EXPECT_FALSE(e.what.empty()) << e.pass->name();
   }
-  EXPECT_EQ(graph,
-            (std::vector<std::string>{"eliminate_identity", "fold_constants", "fold_qdq", "fold_dequantized",
-                                      "eliminate_dead_nodes", "fuse_conv_batchnorm", "fuse_layer_norm", "fuse_gelu"}));
+  EXPECT_EQ(graph, (std::vector<std::string>{"eliminate_identity", "fold_constants", "fold_qdq", "fold_dequantized",
+                                             "eliminate_dead_nodes", "eliminate_common_subexpressions", "fold_pad",
+                                             "fuse_conv_batchnorm", "fuse_layer_norm", "fuse_gelu",
+                                             "fold_scale_into_conv", "fuse_bias_add", "fold_transpose"}));
   EXPECT_EQ(pre, (std::vector<std::string>{"space_to_depth_stem", "fuse_swish", "fuse_activation"}));
   EXPECT_EQ(post, (std::vector<std::string>{"fuse_conv_add", "fuse_swish", "fuse_activation"}));
   EXPECT_STREQ(PhaseName(Phase::kPrePlacement), "pre-placement");

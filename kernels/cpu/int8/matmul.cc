@@ -36,6 +36,7 @@ Status MatMulKernel::Prepare(const KernelSetup& setup) {
   ActQuant aq;
   RETURN_IF_ERROR(ReadActQuant(setup, setup.inputs[0], "input A", &aq));
   RETURN_IF_ERROR(CheckNode(setup, 2, 3, 1, 1));
+  if (setup.attrs.GetInt("loom.trans_b", 0) != 0) return setup.Unsupported("loom.trans_b on int8");
   const TensorInfo& a = setup.inputs[0];
   const TensorInfo& b = setup.inputs[1];
   if (b.rank() != 2) return setup.Unsupported("B of shape " + ShapeToString(b.shape) + " on int8 (B must be 2-D)");

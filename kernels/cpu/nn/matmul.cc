@@ -1,7 +1,10 @@
 // MatMul with numpy semantics (the shapes and the list of GEMMs come from
 // kernels/common/matmul_shape.h). float32 runs on the GEMM core, with a
 // constant B packed once in Prepare. float64 uses the double GEMM, the
-// integer dtypes a plain loop. Loom's fused activation applies to floats.
+// integer dtypes a plain loop. For floats, Loom extensions the graph passes
+// set: an optional third input, a bias [N] added to every output row in the
+// GEMM epilogue (before the fused activation); `loom.trans_b` = 1, B (of rank
+// >= 2) holds its matrices transposed ([..., N, K]).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -33,13 +36,15 @@ class MatMulKernel final : public Kernel {
   // output of GEMM i starts at i * m_ * n_).
   std::vector<int64_t> a_offset_, b_offset_;
   int64_t fold_ = 1;  // A batches folded into M (B shared by all of them)
+  bool has_bias_ = false;
+  bool trans_b_ = false;
   Activation act_;
   PackedMatrixF32 packed_b_;
 };
 
 Status MatMulKernel::Prepare(const KernelSetup& setup) {
-  if (setup.inputs.size() != 2 || !setup.HasInput(0) || !setup.HasInput(1))
-    return setup.Invalid("expects 2 inputs, got " + std::to_string(setup.inputs.size()));
+  if (setup.inputs.size() < 2 || setup.inputs.size() > 3 || !setup.HasInput(0) || !setup.HasInput(1))
+    return setup.Invalid("expects 2 or 3 inputs, got " + std::to_string(setup.inputs.size()));
   if (setup.outputs.size() != 1) return setup.Invalid("expects 1 output");
   const TensorInfo& a = setup.inputs[0];
   const TensorInfo& b = setup.inputs[1];
@@ -53,8 +58,24 @@ Status MatMulKernel::Prepare(const KernelSetup& setup) {
   }
   if (b.dtype != dtype_)
     return setup.Invalid(std::string("B has dtype ") + DTypeName(b.dtype) + ", expected " + DTypeName(dtype_));
+  const bool is_float = dtype_ == DType::kFloat32 || dtype_ == DType::kFloat64;
+  trans_b_ = setup.attrs.GetInt("loom.trans_b", 0) != 0;
+  has_bias_ = setup.HasInput(2);
+  if ((trans_b_ || has_bias_) && !is_float)
+    return setup.Unsupported(std::string("bias or loom.trans_b on dtype ") + DTypeName(dtype_));
+  Shape b_shape = b.shape;
+  if (trans_b_) {
+    if (b_shape.size() < 2) return setup.Invalid("loom.trans_b with B of shape " + ShapeToString(b.shape));
+    std::swap(b_shape[b_shape.size() - 1], b_shape[b_shape.size() - 2]);
+  }
   MatMulShape shape;
-  RETURN_IF_ERROR(PlanMatMul(setup, a.shape, b.shape, &shape));
+  RETURN_IF_ERROR(PlanMatMul(setup, a.shape, b_shape, &shape));
+  if (has_bias_) {
+    const TensorInfo& bias = setup.inputs[2];
+    if (bias.dtype != dtype_ || bias.rank() != 1 || bias.shape[0] != shape.n)
+      return setup.Invalid("bias is " + std::string(DTypeName(bias.dtype)) + " " + ShapeToString(bias.shape) +
+                           ", expected " + DTypeName(dtype_) + " [" + std::to_string(shape.n) + "]");
+  }
   m_ = shape.m;
   k_ = shape.k;
   n_ = shape.n;
@@ -66,7 +87,7 @@ Status MatMulKernel::Prepare(const KernelSetup& setup) {
   if (!act_.none() && dtype_ != DType::kFloat32 && dtype_ != DType::kFloat64)
     return setup.Unsupported(std::string("fused activation on dtype ") + DTypeName(dtype_));
   if (dtype_ == DType::kFloat32 && b.const_data && setup.pack_constants && shape.b_matrices == 1 && shape.batches > 0)
-    packed_b_.PackB(static_cast<const float*>(b.const_data), n_, false, k_, n_);
+    packed_b_.PackB(static_cast<const float*>(b.const_data), trans_b_ ? k_ : n_, trans_b_, k_, n_);
   return Status::Ok();
 }
 
@@ -85,6 +106,7 @@ Status MatMulKernel::Run(const KernelArgs& args) const {
     case DType::kFloat32: {
       const float* a = args.in<float>(0);
       const float* b = args.in<float>(1);
+      const float* bias = has_bias_ ? args.in<float>(2) : nullptr;
       float* y = args.out<float>(0);
       for (size_t t = 0; t < a_offset_.size(); ++t) {
         GemmF32Params p;
@@ -97,10 +119,12 @@ Status MatMulKernel::Run(const KernelArgs& args) const {
           p.packed_b = &packed_b_;
         } else {
           p.b = b + b_offset_[t];
-          p.ldb = n_;
+          p.ldb = trans_b_ ? k_ : n_;
+          p.trans_b = trans_b_;
         }
         p.c = y + static_cast<int64_t>(t) * p.m * n_;
         p.ldc = n_;
+        p.col_bias = bias;
         p.act = act_;
         GemmF32(p, args.scratch, args.pool);
       }
@@ -109,6 +133,7 @@ Status MatMulKernel::Run(const KernelArgs& args) const {
     case DType::kFloat64: {
       const double* a = args.in<double>(0);
       const double* b = args.in<double>(1);
+      const double* bias = has_bias_ ? args.in<double>(2) : nullptr;
       double* y = args.out<double>(0);
       for (size_t t = 0; t < a_offset_.size(); ++t) {
         GemmF64Params p;
@@ -118,9 +143,11 @@ Status MatMulKernel::Run(const KernelArgs& args) const {
         p.a = a + a_offset_[t];
         p.lda = k_;
         p.b = b + b_offset_[t];
-        p.ldb = n_;
+        p.ldb = trans_b_ ? k_ : n_;
+        p.trans_b = trans_b_;
         p.c = y + static_cast<int64_t>(t) * p.m * n_;
         p.ldc = n_;
+        p.col_bias = bias;
         p.act = act_;
         GemmF64(p, args.pool);
       }

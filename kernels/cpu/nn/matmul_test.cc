@@ -141,6 +141,103 @@ TEST(MatMul, RejectsBadSetups) {
             StatusCode::kUnsupported);
 }
 
+// Transposes the last two dims of `x` (shape `s`, rank >= 2).
+std::vector<float> SwapLastTwo(const Shape& s, const std::vector<float>& x, Shape* out) {
+  const int64_t r = s[s.size() - 2], c = s.back(), batch = NumElements(s) / std::max<int64_t>(r * c, 1);
+  *out = s;
+  std::swap((*out)[s.size() - 1], (*out)[s.size() - 2]);
+  std::vector<float> y(x.size());
+  for (int64_t t = 0; t < batch; ++t)
+    for (int64_t i = 0; i < r; ++i)
+      for (int64_t j = 0; j < c; ++j) y[t * r * c + j * r + i] = x[t * r * c + i * c + j];
+  return y;
+}
+
+TEST(MatMul, BiasAndTransposedB) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{3, 4}, {4, 5}},      {{2, 3, 4}, {4, 5}},      {{2, 3, 4}, {2, 4, 5}},       {{2, 1, 3, 4}, {5, 4, 6}},
+      {{130, 70}, {70, 90}}, {{1, 197, 40}, {40, 33}}, {{12, 17, 16}, {12, 16, 19}}, {{2, 0, 4}, {4, 3}},
+      {{4}, {2, 4, 3}},      {{3, 0}, {0, 5}},
+  };
+  for (const auto& s : shapes)
+    for (bool bias : {false, true})
+      for (bool trans_b : {false, true})
+        for (bool const_b : {false, true})
+          for (int threads : {1, 2}) {
+            SCOPED_TRACE(::testing::Message()
+                         << ShapeToString(s.first) << " x " << ShapeToString(s.second) << " bias=" << bias
+                         << " trans_b=" << trans_b << " const_b=" << const_b << " threads=" << threads);
+            const auto a = Values<float>(NumElements(s.first), 1), b = Values<float>(NumElements(s.second), 2);
+            Shape out_shape;
+            std::vector<float> ref = RefMatMul(s.first, a, s.second, b, &out_shape);
+            const int64_t n = s.second.back();
+            const std::vector<float> bias_values = Values<float>(static_cast<size_t>(n), 3);
+            if (bias)
+              for (size_t i = 0; i < ref.size(); ++i) ref[i] += bias_values[i % static_cast<size_t>(n)];
+            Shape b_shape = s.second;
+            std::vector<float> b_data = b;
+            if (trans_b) b_data = SwapLastTwo(s.second, b, &b_shape);
+            std::vector<TestTensor> in = {TestTensor::Of<float>(s.first, a),
+                                          TestTensor::Of<float>(b_shape, b_data, const_b)};
+            if (bias) in.push_back(TestTensor::Const<float>({n}, bias_values));
+            Attributes attrs;
+            if (trans_b) attrs.SetInt("loom.trans_b", 1);
+            std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, out_shape)};
+            RunOptions opt;
+            opt.threads = threads;
+            Status st = RunKernel("MatMul", attrs, in, &out, opt);
+            ASSERT_TRUE(st.ok()) << st.ToString();
+            const auto got = out[0].As<float>();
+            ASSERT_EQ(got.size(), ref.size());
+            for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(got[i], ref[i], 1e-3);
+          }
+}
+
+TEST(MatMul, BiasBeforeFusedActivationAndInDouble) {
+  Attributes relu;
+  relu.SetString("loom.activation", "Relu");
+  std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, {2, 2})};
+  ASSERT_TRUE(RunKernel("MatMul", relu,
+                        {TestTensor::Of<float>({2, 2}, {1, -2, 3, 4}), TestTensor::Const<float>({2, 2}, {1, 0, 0, 1}),
+                         TestTensor::Const<float>({2}, {-2, 1})},
+                        &out)
+                  .ok());
+  EXPECT_EQ(out[0].As<float>(), (std::vector<float>{0, 0, 1, 5}));
+  Attributes trans;
+  trans.SetInt("loom.trans_b", 1);
+  std::vector<TestTensor> d = {TestTensor::Empty(DType::kFloat64, {1, 2})};
+  ASSERT_TRUE(RunKernel("MatMul", trans,
+                        {TestTensor::Of<double>({1, 2}, {1, 2}), TestTensor::Of<double>({2, 2}, {1, 2, 3, 4}),
+                         TestTensor::Const<double>({2}, {0.5, -0.5})},
+                        &d)
+                  .ok());
+  EXPECT_EQ(d[0].As<double>(), (std::vector<double>{5.5, 10.5}));  // B^T = [[1, 3], [2, 4]]
+}
+
+TEST(MatMul, RejectsBadBiasOrTransposition) {
+  auto run = [](std::vector<TestTensor> in, Shape out_shape, DType dt = DType::kFloat32, Attributes attrs = {}) {
+    std::vector<TestTensor> out = {TestTensor::Empty(dt, out_shape)};
+    return RunKernel("MatMul", attrs, in, &out);
+  };
+  const auto a = TestTensor::Of<float>({2, 3}, Values<float>(6, 1));
+  const auto b = TestTensor::Of<float>({3, 4}, Values<float>(12, 2));
+  EXPECT_TRUE(run({a, b, TestTensor::Const<float>({4}, Values<float>(4, 3))}, {2, 4}).ok());
+  EXPECT_FALSE(run({a, b, TestTensor::Const<float>({3}, Values<float>(3, 3))}, {2, 4}).ok());
+  EXPECT_FALSE(run({a, b, TestTensor::Const<float>({1, 4}, Values<float>(4, 3))}, {2, 4}).ok());
+  EXPECT_FALSE(run({a, b, TestTensor::Const<double>({4}, Values<double>(4, 3))}, {2, 4}).ok());
+  EXPECT_FALSE(run({a, b, b, b}, {2, 4}).ok());
+  Attributes trans;
+  trans.SetInt("loom.trans_b", 1);
+  EXPECT_FALSE(run({a, b}, {2, 4}, DType::kFloat32, trans).ok());  // B^T is 4 x 3
+  EXPECT_TRUE(run({a, TestTensor::Of<float>({4, 3}, Values<float>(12, 2))}, {2, 4}, DType::kFloat32, trans).ok());
+  EXPECT_FALSE(run({a, TestTensor::Of<float>({3}, Values<float>(3, 2))}, {2}, DType::kFloat32, trans).ok());
+  const auto ai = TestTensor::Of<int32_t>({2, 3}, Values<int32_t>(6, 1));
+  const auto bi = TestTensor::Of<int32_t>({3, 4}, Values<int32_t>(12, 1));
+  EXPECT_EQ(run({ai, bi, TestTensor::Const<int32_t>({4}, {1, 2, 3, 4})}, {2, 4}, DType::kInt32).code(),
+            StatusCode::kUnsupported);
+  EXPECT_EQ(run({ai, bi}, {2, 4}, DType::kInt32, trans).code(), StatusCode::kUnsupported);
+}
+
 }  // namespace
 }  // namespace nn
 }  // namespace loom

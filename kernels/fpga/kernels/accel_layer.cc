@@ -215,6 +215,7 @@ Status MatMulProduct(const KernelSetup& s, Product* out) {
   const TensorInfo& a = s.inputs[0];
   const TensorInfo& b = s.inputs[1];
   if (b.rank() != 2) return Status::Unsupported("MatMul B of shape " + ShapeToString(b.shape) + " (must be 2-D)");
+  if (s.attrs.GetInt("loom.trans_b", 0) != 0) return Status::Unsupported("MatMul with loom.trans_b");
   if (a.rank() != 2 && a.rank() != 3) return Status::Unsupported("MatMul A of " + Str(a.rank()) + " dims");
   if (a.rank() == 3 && a.shape[0] != 1) return Status::Unsupported("batch " + Str(a.shape[0]));
   MatMulShape shape;
