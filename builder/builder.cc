@@ -127,6 +127,8 @@ class Build {
     memory::AssignMemorySpaces(&graph_);
     memory::ArenaPlan arena;
     RETURN_IF_ERROR(memory::PlanArena(graph_, memory::PlannerKind::kGreedy, &arena));
+    BuildLog().info("memory plan: arena {} bytes (lower bound {}), {} values share a buffer, {} concat inputs elided",
+                    arena.arena_bytes, arena.lower_bound_bytes, arena.shared_values, arena.concat_inputs_elided);
     lower::LoweringStats lowered;
     RETURN_IF_ERROR(lower::LowerFpgaNodes(&graph_, arena, target_, options_.fpga_launch_per_node, &lowered));
     if (lowered.launches > 0) {
@@ -152,6 +154,8 @@ class Build {
     report_->plan_nodes = static_cast<int>(graph_.nodes().size());
     report_->arena_bytes = arena.arena_bytes;
     report_->arena_lower_bound_bytes = arena.lower_bound_bytes;
+    report_->shared_values = arena.shared_values;
+    report_->concat_inputs_elided = arena.concat_inputs_elided;
     report_->constants_bytes = written.constants_bytes;
     report_->plan_bytes = written.bytes.size();
     *plan = std::move(written.bytes);

@@ -104,6 +104,8 @@ struct BuildReport {
   int opset = 0;                   // default-domain opset of the model as read
   size_t arena_bytes = 0;
   size_t arena_lower_bound_bytes = 0;  // the largest sum of live values at one step
+  int shared_values = 0;               // values placed in another value's buffer (views, in place, concat elision)
+  int concat_inputs_elided = 0;        // Concat inputs written straight into their slice of the output
   size_t constants_bytes = 0;
   size_t plan_bytes = 0;
   std::vector<std::string> passes_applied;  // "fold_constants: 12 nodes", ...

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -13,10 +14,10 @@
 #include "builder/build_internal.h"
 #include "builder/testing/fake_kernels.h"
 #include "builder/testing/onnx_models.h"
-#include "tools/tensor_io/onnx_testdata_root.h"
 #include "loom/engine.h"
 #include "schemas/plan_format.h"
 #include "schemas/plan_generated.h"
+#include "tools/tensor_io/onnx_testdata_root.h"
 
 namespace loom {
 namespace {
@@ -260,18 +261,21 @@ TEST(BuilderTest, ConformanceModelsWithRealKernels) {
   }
 }
 
+// n floats uniform in [-limit, limit].
+std::vector<float> RandomValues(std::mt19937* rng, size_t n, float limit) {
+  std::uniform_real_distribution<float> dist(-limit, limit);
+  std::vector<float> v(n);
+  for (float& f : v) f = dist(*rng);
+  return v;
+}
+
 // x -> Conv 3x3 -> Relu -> Conv 3x3 -> Add(., x) -> Relu -> y, and a 1x1
 // projection Conv over x on the other side of a second Add.
 OnnxModel ResidualBlock() {
   OnnxModel m(13);
   m.Input("x", {1, 8, 6, 6});
   std::mt19937 rng(5);
-  std::uniform_real_distribution<float> dist(-0.3f, 0.3f);
-  auto values = [&](size_t n) {
-    std::vector<float> v(n);
-    for (float& f : v) f = dist(rng);
-    return v;
-  };
+  auto values = [&](size_t n) { return RandomValues(&rng, n, 0.3f); };
   m.Initializer("W1", {8, 8, 3, 3}, values(576));
   m.Initializer("B1", {8}, values(8));
   m.Initializer("W2", {8, 8, 3, 3}, values(576));
@@ -288,8 +292,8 @@ OnnxModel ResidualBlock() {
   return m;
 }
 
-// Runs plan bytes on `x` with the CPU kernels; returns the output.
-std::vector<float> RunPlan(const std::vector<uint8_t>& plan, const std::vector<float>& x) {
+// Runs plan bytes on `x` with the CPU kernels; returns the output y (y_size floats).
+std::vector<float> RunPlan(const std::vector<uint8_t>& plan, const std::vector<float>& x, size_t y_size) {
   std::shared_ptr<const Engine> engine;
   Status s = Engine::LoadFromBuffer(plan.data(), plan.size(), &engine);
   EXPECT_TRUE(s.ok()) << s.message();
@@ -300,7 +304,7 @@ std::vector<float> RunPlan(const std::vector<uint8_t>& plan, const std::vector<f
   s = ctx->Run();
   EXPECT_TRUE(s.ok()) << s.message();
   const float* y = static_cast<const float*>(ctx->OutputData("y"));
-  return y ? std::vector<float>(y, y + x.size()) : std::vector<float>();
+  return y ? std::vector<float>(y, y + y_size) : std::vector<float>();
 }
 
 // Conv + residual Add (+ Relu) end to end with the real kernels: fused into
@@ -339,9 +343,70 @@ TEST(BuilderTest, ConvResidualAddFusesAndRuns) {
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   std::vector<float> x(8 * 36);
   for (float& v : x) v = dist(rng);
-  const std::vector<float> want = RunPlan(plain, x), got = RunPlan(fused, x);
+  const std::vector<float> want = RunPlan(plain, x, x.size()), got = RunPlan(fused, x, x.size());
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << "at " << i;
+}
+
+// End to end: a 1x1 Conv (+Relu) and a Sigmoid concatenated, then Tanh; the
+// plan places both in the Concat's output, the engine runs it, and the result
+// matches the reference and the plan where the Concat output is also a graph
+// output (no elision).
+OnnxModel ConcatModel(bool concat_is_output, const std::vector<float>& w, const std::vector<float>& bias) {
+  OnnxModel m(13);
+  m.Input("x", {1, 4, 4, 4});
+  m.Initializer("W", {4, 4, 1, 1}, w);
+  m.Initializer("B", {4}, bias);
+  m.Node("Conv", {"x", "W", "B"}, {"conv"}, "conv");
+  m.Node("Relu", {"conv"}, {"a"}, "relu");
+  m.Node("Sigmoid", {"x"}, {"b"}, "sigmoid");
+  testing::SetIntAttr(m.Node("Concat", {"a", "b"}, {"cat"}, "concat"), "axis", 1);
+  m.Node("Tanh", {"cat"}, {"y"}, "tanh");
+  m.Output("y", {1, 8, 4, 4});
+  if (concat_is_output) m.Output("cat", {1, 8, 4, 4});
+  return m;
+}
+
+TEST(BuilderTest, ConcatInputsWrittenInPlaceRunLikeTheReference) {
+  std::mt19937 rng(5);
+  const std::vector<float> w = RandomValues(&rng, 16, 1.f), bias = RandomValues(&rng, 4, 1.f);
+  const std::vector<float> x = RandomValues(&rng, 64, 1.f);
+  TempDir dir;
+  BuildReport report, copied_report;
+  std::vector<uint8_t> elided, copied;
+  ASSERT_TRUE(BuildPlan(ConcatModel(false, w, bias).Save(dir.File("m.onnx")), {}, &elided, &report).ok());
+  ASSERT_TRUE(BuildPlan(ConcatModel(true, w, bias).Save(dir.File("o.onnx")), {}, &copied, &copied_report).ok());
+  EXPECT_EQ(report.concat_inputs_elided, 2);
+  EXPECT_EQ(copied_report.concat_inputs_elided, 0);
+
+  // In the plan: a at the Concat output's offset, b 256 bytes further.
+  const plan::Plan* p = ReadPlan(elided);
+  ASSERT_NE(p, nullptr);
+  const plan::Node* concat = nullptr;
+  for (const plan::Node* n : *p->nodes())
+    if (n->op()->str() == "Concat") concat = n;
+  ASSERT_NE(concat, nullptr);
+  auto offset = [&](int32_t t) { return p->tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->offset(); };
+  EXPECT_EQ(offset(concat->inputs()->Get(0)), offset(concat->outputs()->Get(0)));
+  EXPECT_EQ(offset(concat->inputs()->Get(1)), offset(concat->outputs()->Get(0)) + 256);
+
+  std::vector<float> want(128);
+  for (int o = 0; o < 4; ++o) {
+    for (int i = 0; i < 16; ++i) {
+      float acc = bias[static_cast<size_t>(o)];
+      for (int c = 0; c < 4; ++c) acc += w[static_cast<size_t>(o * 4 + c)] * x[static_cast<size_t>(c * 16 + i)];
+      want[static_cast<size_t>(o * 16 + i)] = std::tanh(std::max(acc, 0.f));
+      const float xi = x[static_cast<size_t>(o * 16 + i)];
+      want[static_cast<size_t>(64 + o * 16 + i)] = std::tanh(1.f / (1.f + std::exp(-xi)));
+    }
+  }
+  const std::vector<float> got = RunPlan(elided, x, want.size()), plain = RunPlan(copied, x, want.size());
+  ASSERT_EQ(got.size(), want.size());
+  ASSERT_EQ(plain.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(got[i], want[i], 1e-5) << "at " << i;
+    EXPECT_EQ(got[i], plain[i]) << "at " << i;
+  }
 }
 
 // Structured fuzzing: valid protobufs with nonsense in them (dims, types,

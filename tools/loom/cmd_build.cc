@@ -130,6 +130,8 @@ void PrintSummary(const BuildArgs& args, const std::string& output, const BuildR
                                                          : 1.0;
   std::printf("memory:   arena %s / lower bound %s (%.3fx), constants %s\n", HumanBytes(r.arena_bytes).c_str(),
               HumanBytes(r.arena_lower_bound_bytes).c_str(), over_bound, HumanBytes(r.constants_bytes).c_str());
+  std::printf("buffers:  %d values share a buffer (%d concat inputs elided)\n", r.shared_values,
+              r.concat_inputs_elided);
   for (const std::string& note : r.notes) std::printf("note:     %s\n", note.c_str());
   if (!r.graph_dumps.empty())
     std::printf("graphs:   %zu DOT files in %s (%d rendered to SVG)\n", r.graph_dumps.size(), args.dump_graph.c_str(),
