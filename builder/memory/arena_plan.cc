@@ -134,8 +134,10 @@ class SharedBuffers {
       const ir::Node& n = graph_.node(step);
       if (!ConcatSlices(graph_, n, &slices) || live_.first[static_cast<size_t>(n.outputs[0])] < 0) continue;
       for (size_t k = 0; k < n.inputs.size(); ++k) {
-        if (slices[k] % static_cast<int64_t>(kPlanAlignment) != 0 || !CanElide(n, step, n.inputs[k])) continue;
-        MoveBuffer(n.inputs[k], n.outputs[0], slices[k]);
+        const int in = n.inputs[k], out = n.outputs[0];
+        if (slices[k] % static_cast<int64_t>(kPlanAlignment) != 0 || !CanElide(n, step, in)) continue;
+        if (LowerBound(Buffer(in), Buffer(out)) > LowerBound()) continue;
+        MoveBuffer(in, out, slices[k]);
         ++elided;
       }
     }
@@ -166,6 +168,32 @@ class SharedBuffers {
       if (live_.last[static_cast<size_t>(m)] > step) return false;  // read after the Concat
     }
     return true;
+  }
+
+  // The most bytes (64-byte rounded) of buffers live at one step, as the
+  // planner counts them; with buffer `from` merged into buffer `to` if given.
+  size_t LowerBound(int from = -1, int to = -1) const {
+    const int steps = static_cast<int>(graph_.nodes().size()) + 1;
+    std::vector<int64_t> live_bytes(static_cast<size_t>(steps) + 1, 0);  // a difference array over steps
+    for (size_t b = 0; b < buffer_members_.size(); ++b) {
+      if (static_cast<int>(b) == from || live_.first[b] < 0 || buffer_[b] != static_cast<int>(b)) continue;
+      int first = steps, last = -1;
+      for (int merged : {static_cast<int>(b), static_cast<int>(b) == to ? from : -1}) {
+        if (merged < 0) continue;
+        for (int m : buffer_members_[static_cast<size_t>(merged)]) {
+          if (live_.first[static_cast<size_t>(m)] < 0) continue;
+          first = std::min(first, live_.first[static_cast<size_t>(m)]);
+          last = std::max(last, live_.last[static_cast<size_t>(m)]);
+        }
+      }
+      const size_t bytes = graph_.value(static_cast<int>(b)).num_bytes();
+      const int64_t rounded = static_cast<int64_t>((bytes + kPlanAlignment - 1) / kPlanAlignment * kPlanAlignment);
+      live_bytes[static_cast<size_t>(first)] += rounded;
+      live_bytes[static_cast<size_t>(last) + 1] -= rounded;
+    }
+    int64_t now = 0, most = 0;
+    for (int64_t d : live_bytes) most = std::max(most, now += d);
+    return static_cast<size_t>(most);
   }
 
   // Moves the buffer holding `in` to `slice` bytes into the place of `out`.

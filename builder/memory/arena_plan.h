@@ -36,7 +36,11 @@
 //     it the slice belongs to the output, which may be overwritten in place
 //     while a later reader of the input would still expect the old bytes;
 //   - the slice's byte offset is a multiple of kPlanAlignment (64), like every
-//     arena offset; an unaligned input is simply copied.
+//     arena offset; an unaligned input is simply copied;
+//   - the move does not raise the lower bound: the output's whole buffer is
+//     then taken from the input's first use on, which can cost more than the
+//     input's own buffer saved (a DenseNet block's input, made long before
+//     the block's last Concat). A declined input is copied as before.
 // Concats are taken in execution order, so a Concat output that is itself an
 // input of a later Concat moves there with its own elided inputs.
 #pragma once

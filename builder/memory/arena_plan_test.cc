@@ -180,8 +180,8 @@ TEST(ConcatElisionTest, NotAtAMisalignedSlice) {
   const int x1 = b.Input("x1", {1, 3, 4}), x2 = b.Input("x2", {1, 16, 4});
   const int p = b.Tensor("p", {1, 3, 4}), q = b.Tensor("q", {1, 16, 4});
   const int cat = b.Tensor("cat", {1, 19, 4}), y = b.Tensor("y", {1, 19, 4});
-  b.Node("Sigmoid", {x1}, {p});  // 48 bytes
   b.Node("Sigmoid", {x2}, {q});  // would start at byte 48
+  b.Node("Sigmoid", {x1}, {p});  // 48 bytes
   b.node(b.Node("Concat", {p, q}, {cat})).attrs.SetInt("axis", 1);
   b.Node("Tanh", {cat}, {y});
   b.Output(y);
@@ -190,6 +190,21 @@ TEST(ConcatElisionTest, NotAtAMisalignedSlice) {
   EXPECT_EQ(plan.concat_inputs_elided, 1);
   EXPECT_EQ(Offset(plan, p), Offset(plan, cat));
   EXPECT_NE(Offset(plan, q), Offset(plan, cat) + 48);
+}
+
+TEST(ConcatElisionTest, NotWhenItRaisesTheLowerBound) {
+  ConcatGraph g;
+  const int r1 = g.Branch("r1");  // 1 KiB, made first
+  const int wide = g.b.Tensor("wide", {1, 32, 8, 8}), r2 = g.b.Tensor("r2", {1, 4, 8, 8});
+  g.b.Node("Conv", {g.x, g.b.Const("w_wide", {32, 3, 1, 1}, std::vector<float>(96, 1.f))}, {wide});  // 8 KiB
+  g.b.Node("Conv", {wide, g.b.Const("w_r2", {4, 32, 1, 1}, std::vector<float>(128, 1.f))}, {r2});
+  const int cat = g.Concat("cat", {r1, r2}, 8);
+  g.Output(cat, 8);
+  // Either input in cat's 2 KiB buffer would make it live beside `wide`,
+  // where the input alone took 1 KiB.
+  const ArenaPlan plan = g.Plan(), copied = g.Plan(ConcatElision::kOff);
+  EXPECT_EQ(plan.concat_inputs_elided, 0);
+  EXPECT_EQ(plan.lower_bound_bytes, copied.lower_bound_bytes);
 }
 
 TEST(ConcatElisionTest, NotGraphInputsOrOutputs) {
