@@ -1,6 +1,10 @@
 #include "loom/engine.h"
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "common/logging.h"
 #include "engine/engine_impl.h"
@@ -97,6 +101,45 @@ Status CheckLayouts(const std::string& label, const KernelDef& def, const Kernel
   return check(setup.outputs, "output");
 }
 
+// Prepares every node's kernel with its setup. Device nodes are prepared in
+// order on the calling thread (a device runtime need not be thread-safe);
+// CPU kernels, whose Prepare touches only the kernel itself and the mapped
+// constants, are spread over up to `num_threads` threads (0: one per core),
+// the costliest-looking first (by constant bytes: packing and transforming
+// weights is most of a load). The error of the first failing node in
+// execution order is returned, whatever the threads' timing.
+Status PrepareKernels(std::vector<PreparedNode>& nodes, const std::vector<KernelSetup>& setups, int num_threads) {
+  std::vector<Status> status(nodes.size(), Status::Ok());
+  std::vector<size_t> cpu;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].device != nullptr) {
+      status[i] = nodes[i].kernel->Prepare(setups[i]);
+    } else {
+      cpu.push_back(i);
+    }
+  }
+  auto constant_bytes = [&](size_t i) {
+    size_t bytes = 0;
+    for (const TensorInfo& t : setups[i].inputs)
+      if (t.present && t.const_data != nullptr) bytes += t.num_bytes();
+    return bytes;
+  };
+  std::stable_sort(cpu.begin(), cpu.end(), [&](size_t a, size_t b) { return constant_bytes(a) > constant_bytes(b); });
+  if (num_threads <= 0) num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  num_threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(num_threads), std::max<size_t>(1, cpu.size())));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k = next++; k < cpu.size(); k = next++) status[cpu[k]] = nodes[cpu[k]].kernel->Prepare(setups[cpu[k]]);
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < num_threads; ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& t : helpers) t.join();
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (!status[i].ok()) return status[i].WithContext(nodes[i].label);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& options,
@@ -156,6 +199,8 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
   }
 
   const uint8_t* constants = e->constants();
+  std::vector<KernelSetup> setups;
+  setups.reserve(p.nodes()->size());
   for (size_t i = 0; i < p.nodes()->size(); ++i) {
     const plan::Node& node = *p.nodes()->Get(static_cast<flatbuffers::uoffset_t>(i));
     PreparedNode prepared;
@@ -226,12 +271,12 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
     RETURN_IF_ERROR(CheckLayouts(prepared.label, *def, setup));
     prepared.kernel = def->create();
     if (prepared.kernel == nullptr) return Status::Internal(prepared.label + ": kernel factory returned null");
-    const Status s = prepared.kernel->Prepare(setup);
-    if (!s.ok()) return s.WithContext(prepared.label);
 
+    setups.push_back(std::move(setup));
     e->nodes.push_back(std::move(prepared));
     e->node_descs.push_back(std::move(desc));
   }
+  RETURN_IF_ERROR(PrepareKernels(e->nodes, setups, options.num_threads));
   if (fallback_nodes > 0) {
     e->notes.push_back(std::to_string(fallback_nodes) + " node(s) placed on the accelerator run on the CPU instead: " +
                        device_status.message());

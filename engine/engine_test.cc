@@ -245,6 +245,45 @@ TEST(EngineTest, PrepareErrorNamesTheNodeOnce) {
   }
 }
 
+// Kernels are prepared on several threads; whatever their timing, the error
+// is the first refusing node's in execution order, and a plan that loads
+// runs the same.
+TEST(EngineTest, PrepareThreadsKeepTheFirstErrorAndTheResults) {
+  for (const bool refuse : {true, false}) {
+    PlanWriter w;
+    int v = w.Activation("x", DType::kFloat32, {4});
+    w.Input(v);
+    for (int i = 0; i < 12; ++i) {
+      const int next = w.Activation("v" + std::to_string(i), DType::kFloat32, {4});
+      const bool refusing = refuse && (i == 5 || i == 9);
+      w.AddNode("n" + std::to_string(i), refusing ? "Refuse" : "Relu", refusing ? "test.Refuse" : "test.Relu", {v},
+                {next});
+      v = next;
+    }
+    w.Output(v);
+    const std::vector<uint8_t> plan = w.Finish();
+    for (const int threads : {1, 2, 4, 0}) {
+      LoadOptions options;
+      options.registry = &TestKernelRegistry();
+      options.num_threads = threads;
+      std::shared_ptr<const Engine> engine;
+      const Status s = Engine::LoadFromBuffer(plan.data(), plan.size(), options, &engine);
+      if (refuse) {
+        EXPECT_EQ(s.message(), "n5 (Refuse): unsupported refused by design") << threads << " threads";
+        continue;
+      }
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      std::unique_ptr<ExecutionContext> ctx;
+      ASSERT_TRUE(engine->CreateContext({1}, &ctx).ok());
+      const std::vector<float> in = {-1, 2, -3, 4};
+      ASSERT_TRUE(ctx->SetInput("x", in.data(), 16).ok());
+      ASSERT_TRUE(ctx->Run().ok());
+      const float* out = static_cast<const float*>(ctx->OutputData("v11"));
+      EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{0, 2, 0, 4})) << threads << " threads";
+    }
+  }
+}
+
 TEST(EngineTest, OmittedOptionalInputsArriveAsNull) {
   for (const bool use_placeholder : {true, false}) {
     PlanWriter w;

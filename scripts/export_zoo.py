@@ -22,7 +22,7 @@ import torch
 import torchvision
 
 SEED = 0
-BN_BATCHES = 8
+BN_BATCHES = 2
 BN_BATCH_SIZE = 4
 
 MODELS = {

@@ -110,6 +110,10 @@ struct LoadOptions {
   // device, or a device of another configuration, is attached (instead of
   // refusing the plan). Engine::notes() then says so once.
   bool allow_cpu_fallback = false;
+  // Threads that prepare the CPU nodes' kernels (pack and transform their
+  // weights) while loading, the calling thread included; 0 means one per
+  // core. They exist only during Load.
+  int num_threads = 0;
 };
 
 struct ContextOptions {
