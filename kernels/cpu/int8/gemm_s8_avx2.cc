@@ -20,7 +20,7 @@ namespace int8 {
 namespace internal {
 namespace {
 
-static_assert(kGemmS8Mr == 4 && kGemmS8Nr == 16, "the AVX2 micro-kernel is 4 x 16");
+static_assert(kGemmS8Nr == 16, "the AVX2 micro-kernel is two ymm registers wide");
 
 #define LOOM_AVX2 __attribute__((target("avx2")))
 
@@ -34,49 +34,63 @@ LOOM_AVX2 inline __m256i MulAdd(__m256i acc, __m256i a, __m256i b) {
   return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
 }
 
-// acc (4 x 16, row-major) = A panel · B panel over kp k-pairs.
-LOOM_AVX2 void MicroKernel4x16(int64_t kp, const int16_t* a, const int16_t* b, int32_t* acc) {
-  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00;
-  __m256i c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  for (int64_t p = 0; p < kp; ++p, a += 2 * kGemmS8Mr, b += 2 * kGemmS8Nr) {
+// acc (R x 16, row-major) = rows · B panel over kp k-pairs, where row r's
+// k-pairs start at a[r] (its place in its A panel) and are 2 · kGemmS8Mr
+// int16 apart. Each k-pair step: two B vectors, R broadcasts, 2R vpmaddwd.
+template <int R>
+LOOM_AVX2 inline void MicroKernel(int64_t kp, const int16_t* const* a, const int16_t* b, int32_t* acc) {
+  __m256i c[R][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) c[r][0] = c[r][1] = _mm256_setzero_si256();
+  for (int64_t p = 0, off = 0; p < kp; ++p, off += 2 * kGemmS8Mr, b += 2 * kGemmS8Nr) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16));
-    __m256i ar = BroadcastPair(a);
-    c00 = MulAdd(c00, ar, b0);
-    c01 = MulAdd(c01, ar, b1);
-    ar = BroadcastPair(a + 2);
-    c10 = MulAdd(c10, ar, b0);
-    c11 = MulAdd(c11, ar, b1);
-    ar = BroadcastPair(a + 4);
-    c20 = MulAdd(c20, ar, b0);
-    c21 = MulAdd(c21, ar, b1);
-    ar = BroadcastPair(a + 6);
-    c30 = MulAdd(c30, ar, b0);
-    c31 = MulAdd(c31, ar, b1);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256i ar = BroadcastPair(a[r] + off);
+      c[r][0] = MulAdd(c[r][0], ar, b0);
+      c[r][1] = MulAdd(c[r][1], ar, b1);
+    }
   }
   __m256i* out = reinterpret_cast<__m256i*>(acc);
-  _mm256_store_si256(out + 0, c00);
-  _mm256_store_si256(out + 1, c01);
-  _mm256_store_si256(out + 2, c10);
-  _mm256_store_si256(out + 3, c11);
-  _mm256_store_si256(out + 4, c20);
-  _mm256_store_si256(out + 5, c21);
-  _mm256_store_si256(out + 6, c30);
-  _mm256_store_si256(out + 7, c31);
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    _mm256_store_si256(out + 2 * r, c[r][0]);
+    _mm256_store_si256(out + 2 * r + 1, c[r][1]);
+  }
 }
 
 }  // namespace
 
+// Tiles of 6 rows (12 accumulators, 2 B vectors and a broadcast: 15 of the
+// 16 ymm registers), which may straddle two A panels; the last rows in a
+// tile of 4 or 2. A tile's rows past the block repeat its last row (their
+// results are not stored).
 LOOM_AVX2 void GemmS8Avx2(const GemmS8Block& blk) {
-  alignas(64) int32_t acc[kGemmS8Mr * kGemmS8Nr];
+  constexpr int kTile = 6;
+  alignas(64) int32_t acc[kTile * kGemmS8Nr];
   const int64_t a_panel = 2 * kGemmS8Mr * blk.kp, b_panel = 2 * kGemmS8Nr * blk.kp;
-  for (int64_t i = 0; i < blk.rows; i += kGemmS8Mr) {
-    const int16_t* a = blk.a + (i / kGemmS8Mr) * a_panel;
-    const int rows = static_cast<int>(std::min<int64_t>(kGemmS8Mr, blk.rows - i));
+  for (int64_t i = 0; i < blk.rows;) {
+    const int64_t left = blk.rows - i;
+    const int tile = left > 4 ? kTile : left > 2 ? 4 : 2;
+    const int rows = static_cast<int>(std::min<int64_t>(tile, left));
+    const int16_t* a[kTile];
+    for (int r = 0; r < tile; ++r) {
+      const int64_t row = std::min<int64_t>(i + r, blk.rows - 1);
+      a[r] = blk.a + (row / kGemmS8Mr) * a_panel + 2 * (row % kGemmS8Mr);
+    }
     for (int64_t j = 0; j < blk.cols; j += kGemmS8Nr) {
-      MicroKernel4x16(blk.kp, a, blk.b + (j / kGemmS8Nr) * b_panel, acc);
+      const int16_t* b = blk.b + (j / kGemmS8Nr) * b_panel;
+      if (tile == kTile) {
+        MicroKernel<kTile>(blk.kp, a, b, acc);
+      } else if (tile == 4) {
+        MicroKernel<4>(blk.kp, a, b, acc);
+      } else {
+        MicroKernel<2>(blk.kp, a, b, acc);
+      }
       StoreTileAvx2(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)));
     }
+    i += rows;
   }
 }
 
