@@ -62,6 +62,25 @@ LOOM_AVX2 inline void MicroKernel(int64_t kp, const int16_t* const* a, const int
 
 }  // namespace
 
+LOOM_AVX2 void PackBPanelRowsAvx2(const int8_t* src, const int32_t* taps, int64_t depth, int16_t* dst) {
+  static_assert(kGemmS8Nr == 16, "a B panel row is 16 bytes");
+  int64_t kk = 0;
+  for (; kk + 1 < depth; kk += 2, dst += 2 * kGemmS8Nr) {
+    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + taps[kk]));
+    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + taps[kk + 1]));
+    __m256i* d = reinterpret_cast<__m256i*>(dst);
+    _mm256_storeu_si256(d, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1)));
+    _mm256_storeu_si256(d + 1, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r0, r1)));
+  }
+  if (kk < depth) {  // the odd last k: its pair partner is zero
+    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + taps[kk]));
+    const __m128i zero = _mm_setzero_si128();
+    __m256i* d = reinterpret_cast<__m256i*>(dst);
+    _mm256_storeu_si256(d, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, zero)));
+    _mm256_storeu_si256(d + 1, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r0, zero)));
+  }
+}
+
 // Tiles of 6 rows (12 accumulators, 2 B vectors and a broadcast: 15 of the
 // 16 ymm registers), which may straddle two A panels; the last rows in a
 // tile of 4 or 2. A tile's rows past the block repeat its last row (their
