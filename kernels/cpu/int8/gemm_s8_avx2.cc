@@ -60,24 +60,42 @@ LOOM_AVX2 inline void MicroKernel(int64_t kp, const int16_t* const* a, const int
   }
 }
 
+// The 16 bytes p[0], p[S], ..., p[15 · S] (S = 1 or 2) without reading past
+// p[15 · S]: for S = 2, the even bytes of p[0, 16) and the odd bytes of
+// p[15, 31).
+template <int S>
+LOOM_AVX2 inline __m128i LoadRow16(const int8_t* p) {
+  if (S == 1) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i lo = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
+                                      _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m128i hi = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 15)),
+                                      _mm_setr_epi8(1, 3, 5, 7, 9, 11, 13, 15, -1, -1, -1, -1, -1, -1, -1, -1));
+  return _mm_unpacklo_epi64(lo, hi);
+}
+
+// Two B panel rows (k, k + 1) of 16 int8 each as 16 int16 k-pairs.
+LOOM_AVX2 inline void StorePairs(__m128i r0, __m128i r1, int16_t* dst) {
+  __m256i* d = reinterpret_cast<__m256i*>(dst);
+  _mm256_storeu_si256(d, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1)));
+  _mm256_storeu_si256(d + 1, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r0, r1)));
+}
+
+template <int S>
+LOOM_AVX2 void PackBPanelRows(const int8_t* src, const int32_t* taps, int64_t depth, int16_t* dst) {
+  int64_t kk = 0;
+  for (; kk + 1 < depth; kk += 2, dst += 2 * kGemmS8Nr)
+    StorePairs(LoadRow16<S>(src + taps[kk]), LoadRow16<S>(src + taps[kk + 1]), dst);
+  if (kk < depth) StorePairs(LoadRow16<S>(src + taps[kk]), _mm_setzero_si128(), dst);  // the odd last k
+}
+
 }  // namespace
 
-LOOM_AVX2 void PackBPanelRowsAvx2(const int8_t* src, const int32_t* taps, int64_t depth, int16_t* dst) {
+LOOM_AVX2 void PackBPanelRowsAvx2(const int8_t* src, const int32_t* taps, int64_t depth, int stride, int16_t* dst) {
   static_assert(kGemmS8Nr == 16, "a B panel row is 16 bytes");
-  int64_t kk = 0;
-  for (; kk + 1 < depth; kk += 2, dst += 2 * kGemmS8Nr) {
-    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + taps[kk]));
-    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + taps[kk + 1]));
-    __m256i* d = reinterpret_cast<__m256i*>(dst);
-    _mm256_storeu_si256(d, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1)));
-    _mm256_storeu_si256(d + 1, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r0, r1)));
-  }
-  if (kk < depth) {  // the odd last k: its pair partner is zero
-    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + taps[kk]));
-    const __m128i zero = _mm_setzero_si128();
-    __m256i* d = reinterpret_cast<__m256i*>(dst);
-    _mm256_storeu_si256(d, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, zero)));
-    _mm256_storeu_si256(d + 1, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r0, zero)));
+  if (stride == 1) {
+    PackBPanelRows<1>(src, taps, depth, dst);
+  } else {
+    PackBPanelRows<2>(src, taps, depth, dst);
   }
 }
 
