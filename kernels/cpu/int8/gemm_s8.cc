@@ -16,18 +16,6 @@ namespace {
 constexpr int kMr = kGemmS8Mr;
 constexpr int kNr = kGemmS8Nr;
 
-#if defined(__x86_64__) || defined(__i386__)
-// s when the n columns are s apart (col[j] = col[0] + s · j) for a full
-// panel, 0 otherwise.
-int ColumnStride(const int32_t* col, int n) {
-  if (n != kNr) return 0;
-  const int32_t s = col[1] - col[0];
-  for (int j = 2; j < kNr; ++j)
-    if (col[j] - col[j - 1] != s) return 0;
-  return s;
-}
-#endif
-
 }  // namespace
 
 void PackA(const int8_t* a, int64_t lda, int64_t rows, int64_t k, int16_t* dst) {
@@ -96,11 +84,7 @@ void PackBGather(const int8_t* src, const int32_t* taps, int64_t depth, const in
     const int n = static_cast<int>(std::min<int64_t>(kNr, cols - q));
     const bool contiguous = n == kNr && col[kNr - 1] - col[0] == kNr - 1;
 #if defined(__x86_64__) || defined(__i386__)
-    const int stride = contiguous ? 1 : ColumnStride(col, n);
-    if (avx2 && (stride == 1 || stride == 2)) {
-      internal::PackBPanelRowsAvx2(src + col[0], taps, depth, stride, dst);
-      continue;
-    }
+    if (avx2 && n == kNr && internal::PackBPanelAvx2(src, taps, depth, col, dst)) continue;
 #endif
     int16_t* d = dst;
     for (int64_t kk = 0; kk < depth; kk += 2, d += 2 * kNr) {

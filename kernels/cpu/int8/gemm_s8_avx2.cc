@@ -60,19 +60,6 @@ LOOM_AVX2 inline void MicroKernel(int64_t kp, const int16_t* const* a, const int
   }
 }
 
-// The 16 bytes p[0], p[S], ..., p[15 · S] (S = 1 or 2) without reading past
-// p[15 · S]: for S = 2, the even bytes of p[0, 16) and the odd bytes of
-// p[15, 31).
-template <int S>
-LOOM_AVX2 inline __m128i LoadRow16(const int8_t* p) {
-  if (S == 1) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m128i lo = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
-                                      _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
-  const __m128i hi = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 15)),
-                                      _mm_setr_epi8(1, 3, 5, 7, 9, 11, 13, 15, -1, -1, -1, -1, -1, -1, -1, -1));
-  return _mm_unpacklo_epi64(lo, hi);
-}
-
 // Two B panel rows (k, k + 1) of 16 int8 each as 16 int16 k-pairs.
 LOOM_AVX2 inline void StorePairs(__m128i r0, __m128i r1, int16_t* dst) {
   __m256i* d = reinterpret_cast<__m256i*>(dst);
@@ -80,23 +67,49 @@ LOOM_AVX2 inline void StorePairs(__m128i r0, __m128i r1, int16_t* dst) {
   _mm256_storeu_si256(d + 1, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r0, r1)));
 }
 
-template <int S>
-LOOM_AVX2 void PackBPanelRows(const int8_t* src, const int32_t* taps, int64_t depth, int16_t* dst) {
+// A panel row: p[0, 16) (consecutive columns), or the bytes `shuffle` picks
+// from the windows p[0, 16) and p[span - 15, span + 1).
+template <bool kConsecutive>
+LOOM_AVX2 inline __m128i LoadRow(const int8_t* p, int span, __m128i pick0, __m128i pick1) {
+  const __m128i w0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  if (kConsecutive) return w0;
+  const __m128i w1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + span - 15));
+  return _mm_or_si128(_mm_shuffle_epi8(w0, pick0), _mm_shuffle_epi8(w1, pick1));
+}
+
+template <bool kConsecutive>
+LOOM_AVX2 void PackBPanelRows(const int8_t* src, const int32_t* taps, int64_t depth, int span, const int8_t* shuffle,
+                              int16_t* dst) {
+  const __m128i pick0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(shuffle));
+  const __m128i pick1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(shuffle + 16));
   int64_t kk = 0;
   for (; kk + 1 < depth; kk += 2, dst += 2 * kGemmS8Nr)
-    StorePairs(LoadRow16<S>(src + taps[kk]), LoadRow16<S>(src + taps[kk + 1]), dst);
-  if (kk < depth) StorePairs(LoadRow16<S>(src + taps[kk]), _mm_setzero_si128(), dst);  // the odd last k
+    StorePairs(LoadRow<kConsecutive>(src + taps[kk], span, pick0, pick1),
+               LoadRow<kConsecutive>(src + taps[kk + 1], span, pick0, pick1), dst);
+  if (kk < depth)  // the odd last k: its pair partner is zero
+    StorePairs(LoadRow<kConsecutive>(src + taps[kk], span, pick0, pick1), _mm_setzero_si128(), dst);
 }
 
 }  // namespace
 
-LOOM_AVX2 void PackBPanelRowsAvx2(const int8_t* src, const int32_t* taps, int64_t depth, int stride, int16_t* dst) {
+LOOM_AVX2 bool PackBPanelAvx2(const int8_t* src, const int32_t* taps, int64_t depth, const int32_t* columns,
+                              int16_t* dst) {
   static_assert(kGemmS8Nr == 16, "a B panel row is 16 bytes");
-  if (stride == 1) {
-    PackBPanelRows<1>(src, taps, depth, dst);
-  } else {
-    PackBPanelRows<2>(src, taps, depth, dst);
+  const int32_t span = columns[kGemmS8Nr - 1] - columns[0];
+  if (span == kGemmS8Nr - 1) {
+    PackBPanelRows<true>(src + columns[0], taps, depth, span, nullptr, dst);
+    return true;
   }
+  if (span < kGemmS8Nr || span >= 2 * kGemmS8Nr) return false;
+  alignas(16) int8_t shuffle[2 * kGemmS8Nr];  // pick0, pick1 (-128: a zero byte)
+  for (int j = 0; j < kGemmS8Nr; ++j) {
+    const int32_t at = columns[j] - columns[0];
+    if (at < 0 || at > span) return false;
+    shuffle[j] = at < 16 ? static_cast<int8_t>(at) : -128;
+    shuffle[kGemmS8Nr + j] = at < 16 ? -128 : static_cast<int8_t>(at - (span - 15));
+  }
+  PackBPanelRows<false>(src + columns[0], taps, depth, span, shuffle, dst);
+  return true;
 }
 
 // Tiles of 6 rows (12 accumulators, 2 B vectors and a broadcast: 15 of the

@@ -36,11 +36,13 @@ void StoreTileAvx2(const GemmS8Block& blk, const int32_t* acc, int64_t i0, int64
 void RequantizeRowAvx2(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n,
                        int8_t* y);
 void GemmS8Avx2(const GemmS8Block& block);
-// One B panel of PackBGather whose kGemmS8Nr columns are `stride` (1 or 2)
-// bytes apart: B(k, j) = src[taps[k] + stride · j], each k-pair two 16-byte
-// rows (stride 2: the even bytes of two loads, vpshufb) interleaved and
-// sign-extended (vpunpcklbw / vpunpckhbw, vpmovsxbw).
-void PackBPanelRowsAvx2(const int8_t* src, const int32_t* taps, int64_t depth, int stride, int16_t* dst);
+// One full B panel of PackBGather (kGemmS8Nr columns) when its columns lie
+// within 32 bytes: each k-pair two 16-byte rows interleaved and
+// sign-extended (vpunpcklbw / vpunpckhbw, vpmovsxbw), a row being 16
+// consecutive bytes or, for other columns, vpshufb picks from two 16-byte
+// windows that end at the first and the last column (no byte outside them is
+// read). False, packing nothing, for columns spread wider.
+bool PackBPanelAvx2(const int8_t* src, const int32_t* taps, int64_t depth, const int32_t* columns, int16_t* dst);
 // The AVX-512 epilogue (store_tile_avx512.cc): requantize.h's arithmetic
 // itself, sixteen lanes at once, instead of the lookup tables.
 void StoreTileAvx512(const GemmS8Block& blk, const int32_t* acc, int64_t i0, int64_t j0, int rows, int cols);
