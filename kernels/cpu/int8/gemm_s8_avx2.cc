@@ -1,10 +1,10 @@
-// The GEMM core's AVX2 implementation: a 4 x 16 register tile of int32
-// accumulators (8 ymm registers), each k-pair step one broadcast of an A
+// The GEMM core's AVX2 implementation: a 6 x 16 register tile of int32
+// accumulators (12 ymm registers), each k-pair step one broadcast of an A
 // row's int16 pair times two B vectors of 8 column pairs through vpmaddwd
-// (exact int16 · int16 pair sums into int32); and the epilogue shared with
-// the AVX-512 implementation, eight table lookups (output_steps.h) at once
-// with gathers. Compiled for AVX2 with function-level target attributes only
-// (no -march flag), and called only when the CPU has AVX2 (gemm_s8.cc).
+// (exact int16 · int16 pair sums into int32), the epilogue of
+// store_tile_avx2.cc; and the vector packing of PackBGather's B panels.
+// Compiled for AVX2 with function-level target attributes only (no -march
+// flag), and called only when the CPU has AVX2 (gemm_s8.cc).
 #if defined(__x86_64__) || defined(__i386__)
 
 #include <immintrin.h>
