@@ -76,10 +76,16 @@ void PackB(const int8_t* b, int64_t ldb, bool transposed, int64_t k, int64_t col
 void PackBGather(const int8_t* src, const int32_t* taps, int64_t depth, const int32_t* columns, int64_t cols,
                  int16_t* dst) {
   const int64_t panel = BPanelSize(depth);
+#if defined(__x86_64__) || defined(__i386__)
+  const bool avx2 = ActiveGemmS8Impl() != GemmS8Impl::kPortable;
+#endif
   for (int64_t q = 0; q < cols; q += kNr, dst += panel) {
     const int32_t* col = columns + q;
     const int n = static_cast<int>(std::min<int64_t>(kNr, cols - q));
     const bool contiguous = n == kNr && col[kNr - 1] - col[0] == kNr - 1;
+#if defined(__x86_64__) || defined(__i386__)
+    if (avx2 && n == kNr && internal::PackBPanelAvx2(src, taps, depth, col, dst)) continue;
+#endif
     int16_t* d = dst;
     for (int64_t kk = 0; kk < depth; kk += 2, d += 2 * kNr) {
       const int8_t* s0 = src + taps[kk];

@@ -1,7 +1,8 @@
 // The int8 GEMM core of the int8 Conv, Gemm and MatMul: C = A · B over int8
 // operands with int32 accumulators, each result (plus its int32 bias)
-// requantized to int8 (requantize.h's Requantize, through the exact lookup
-// tables of output_steps.h) and stored as soon as its register tile is
+// requantized to int8 (requantize.h's Requantize: the exact lookup tables of
+// output_steps.h on the portable path, its fixed-point arithmetic evaluated
+// in vector registers on x86) and stored as soon as its register tile is
 // complete, so no int32 tensor is ever written.
 //
 // Operands are packed into panels of int16 "k-pairs", the layout a
@@ -18,8 +19,9 @@
 // uses saturating 16-bit sums, so every one returns the same integers.
 //
 // Implementations: a portable one (plain loops GCC vectorizes, any target)
-// and, on x86, AVX2 and AVX-512BW ones (vpmaddwd on a 4 x 16 register tile
-// in ymm / zmm registers) and AVX-512 VNNI (vpdpwssd, exact and not
+// and, on x86, AVX2 and AVX-512BW ones (vpmaddwd on a 6 x 16 register tile
+// in ymm registers, rows straddling A panels / 4 x 16 in zmm registers) and
+// AVX-512 VNNI (vpdpwssd, exact and not
 // saturating, on an up to 8 x 48 tile of the same panels), each compiled with a function-level target
 // attribute in its own file and picked at run time by CPU features, the
 // widest available. Tests run every available one (SetGemmS8Impl).
@@ -59,7 +61,10 @@ void PackB(const int8_t* b, int64_t ldb, bool transposed, int64_t k, int64_t col
 
 // Packs B(k, j) = src[taps[k] + columns[j]] for k < depth, j < cols (Conv's
 // implicit im2col over an input that needs no bounds checks) into
-// NumBPanels(cols) B panels at dst.
+// NumBPanels(cols) B panels at dst. On x86 (any implementation but the
+// portable one) a full panel whose columns lie within 32 bytes is packed with
+// vector loads that read no byte outside [src + taps[k] + columns[first],
+// src + taps[k] + columns[last]].
 void PackBGather(const int8_t* src, const int32_t* taps, int64_t depth, const int32_t* columns, int64_t cols,
                  int16_t* dst);
 

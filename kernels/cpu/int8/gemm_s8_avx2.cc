@@ -1,10 +1,10 @@
-// The GEMM core's AVX2 implementation: a 4 x 16 register tile of int32
-// accumulators (8 ymm registers), each k-pair step one broadcast of an A
+// The GEMM core's AVX2 implementation: a 6 x 16 register tile of int32
+// accumulators (12 ymm registers), each k-pair step one broadcast of an A
 // row's int16 pair times two B vectors of 8 column pairs through vpmaddwd
-// (exact int16 · int16 pair sums into int32); and the epilogue shared with
-// the AVX-512 implementation, eight table lookups (output_steps.h) at once
-// with gathers. Compiled for AVX2 with function-level target attributes only
-// (no -march flag), and called only when the CPU has AVX2 (gemm_s8.cc).
+// (exact int16 · int16 pair sums into int32), the epilogue of
+// store_tile_avx2.cc; and the vector packing of PackBGather's B panels.
+// Compiled for AVX2 with function-level target attributes only (no -march
+// flag), and called only when the CPU has AVX2 (gemm_s8.cc).
 #if defined(__x86_64__) || defined(__i386__)
 
 #include <immintrin.h>
@@ -20,7 +20,7 @@ namespace int8 {
 namespace internal {
 namespace {
 
-static_assert(kGemmS8Mr == 4 && kGemmS8Nr == 16, "the AVX2 micro-kernel is 4 x 16");
+static_assert(kGemmS8Nr == 16, "the AVX2 micro-kernel is two ymm registers wide");
 
 #define LOOM_AVX2 __attribute__((target("avx2")))
 
@@ -34,160 +34,124 @@ LOOM_AVX2 inline __m256i MulAdd(__m256i acc, __m256i a, __m256i b) {
   return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
 }
 
-// The output channels' tables of eight lanes: broadcast (one channel) or
-// eight consecutive channels.
-struct LaneSteps {
-  __m256 scale, offset;
-  __m256i first, top, base;  // base: the lane's table start in bounds()
-};
-
-LOOM_AVX2 inline LaneSteps OneChannel(const OutputSteps& s, int64_t c) {
-  LaneSteps l;
-  l.scale = _mm256_set1_ps(s.scale()[c]);
-  l.offset = _mm256_set1_ps(s.offset()[c]);
-  l.first = _mm256_set1_epi32(s.first()[c]);
-  l.top = _mm256_set1_epi32(s.top()[c]);
-  l.base = _mm256_set1_epi32(static_cast<int32_t>(c * OutputSteps::kStride));
-  return l;
-}
-
-// Channels c0 + lane for lanes < n; further lanes repeat the last channel.
-LOOM_AVX2 inline LaneSteps EightChannels(const OutputSteps& s, int64_t c0, int n) {
-  alignas(32) float scale[8], offset[8];
-  alignas(32) int32_t first[8], top[8], base[8];
-  for (int lane = 0; lane < 8; ++lane) {
-    const int64_t c = c0 + (lane < n ? lane : n - 1);
-    scale[lane] = s.scale()[c];
-    offset[lane] = s.offset()[c];
-    first[lane] = s.first()[c];
-    top[lane] = s.top()[c];
-    base[lane] = static_cast<int32_t>(c * OutputSteps::kStride);
-  }
-  LaneSteps l;
-  l.scale = _mm256_load_ps(scale);
-  l.offset = _mm256_load_ps(offset);
-  l.first = _mm256_load_si256(reinterpret_cast<const __m256i*>(first));
-  l.top = _mm256_load_si256(reinterpret_cast<const __m256i*>(top));
-  l.base = _mm256_load_si256(reinterpret_cast<const __m256i*>(base));
-  return l;
-}
-
-// OutputSteps::Lookup of eight accumulators: the estimated index, then steps
-// down / up (gathering each lane's upper[i - 1] and upper[i]) until every
-// lane's accumulator lies in its interval.
-LOOM_AVX2 inline __m256i Lookup8(const OutputSteps& s, const LaneSteps& l, __m256i acc) {
-  __m256 e = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc), l.scale), l.offset);
-  e = _mm256_min_ps(_mm256_max_ps(e, _mm256_setzero_ps()), _mm256_set1_ps(255.f));
-  __m256i i = _mm256_min_epi32(_mm256_cvtps_epi32(e), l.top);
-  const __m256i zero = _mm256_setzero_si256();
-  for (;;) {
-    const __m256i at = _mm256_add_epi32(l.base, i);
-    const __m256i lower = _mm256_i32gather_epi32(s.bounds(), at, 4);      // upper[i - 1]
-    const __m256i upper = _mm256_i32gather_epi32(s.bounds() + 1, at, 4);  // upper[i]
-    const __m256i down = _mm256_andnot_si256(_mm256_cmpgt_epi32(acc, lower), _mm256_cmpgt_epi32(i, zero));
-    const __m256i up = _mm256_cmpgt_epi32(acc, upper);
-    const __m256i move = _mm256_or_si256(down, up);
-    if (_mm256_testz_si256(move, move)) break;
-    i = _mm256_add_epi32(_mm256_sub_epi32(i, up), down);  // the masks are -1: up adds 1, down subtracts 1
-  }
-  return _mm256_add_epi32(i, l.first);
-}
-
-// Stores the low n (<= 8) int8 values of eight int32 lanes (all in int8 range).
-LOOM_AVX2 inline void Store8(__m256i v, int n, int8_t* y) {
-  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  const __m128i b = _mm_packs_epi16(w, w);
-  if (n == 8) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), b);
-  } else {
-    alignas(16) int8_t tmp[16];
-    _mm_store_si128(reinterpret_cast<__m128i*>(tmp), b);
-    std::memcpy(y, tmp, static_cast<size_t>(n));
-  }
-}
-
-// acc (4 x 16, row-major) = A panel · B panel over kp k-pairs.
-LOOM_AVX2 void MicroKernel4x16(int64_t kp, const int16_t* a, const int16_t* b, int32_t* acc) {
-  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00;
-  __m256i c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  for (int64_t p = 0; p < kp; ++p, a += 2 * kGemmS8Mr, b += 2 * kGemmS8Nr) {
+// acc (R x 16, row-major) = rows · B panel over kp k-pairs, where row r's
+// k-pairs start at a[r] (its place in its A panel) and are 2 · kGemmS8Mr
+// int16 apart. Each k-pair step: two B vectors, R broadcasts, 2R vpmaddwd.
+template <int R>
+LOOM_AVX2 inline void MicroKernel(int64_t kp, const int16_t* const* a, const int16_t* b, int32_t* acc) {
+  __m256i c[R][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) c[r][0] = c[r][1] = _mm256_setzero_si256();
+  for (int64_t p = 0, off = 0; p < kp; ++p, off += 2 * kGemmS8Mr, b += 2 * kGemmS8Nr) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16));
-    __m256i ar = BroadcastPair(a);
-    c00 = MulAdd(c00, ar, b0);
-    c01 = MulAdd(c01, ar, b1);
-    ar = BroadcastPair(a + 2);
-    c10 = MulAdd(c10, ar, b0);
-    c11 = MulAdd(c11, ar, b1);
-    ar = BroadcastPair(a + 4);
-    c20 = MulAdd(c20, ar, b0);
-    c21 = MulAdd(c21, ar, b1);
-    ar = BroadcastPair(a + 6);
-    c30 = MulAdd(c30, ar, b0);
-    c31 = MulAdd(c31, ar, b1);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256i ar = BroadcastPair(a[r] + off);
+      c[r][0] = MulAdd(c[r][0], ar, b0);
+      c[r][1] = MulAdd(c[r][1], ar, b1);
+    }
   }
   __m256i* out = reinterpret_cast<__m256i*>(acc);
-  _mm256_store_si256(out + 0, c00);
-  _mm256_store_si256(out + 1, c01);
-  _mm256_store_si256(out + 2, c10);
-  _mm256_store_si256(out + 3, c11);
-  _mm256_store_si256(out + 4, c20);
-  _mm256_store_si256(out + 5, c21);
-  _mm256_store_si256(out + 6, c30);
-  _mm256_store_si256(out + 7, c31);
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    _mm256_store_si256(out + 2 * r, c[r][0]);
+    _mm256_store_si256(out + 2 * r + 1, c[r][1]);
+  }
+}
+
+// Two B panel rows (k, k + 1) of 16 int8 each as 16 int16 k-pairs.
+LOOM_AVX2 inline void StorePairs(__m128i r0, __m128i r1, int16_t* dst) {
+  __m256i* d = reinterpret_cast<__m256i*>(dst);
+  _mm256_storeu_si256(d, _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1)));
+  _mm256_storeu_si256(d + 1, _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r0, r1)));
+}
+
+// A panel row: p[0, 16) (consecutive columns), or the bytes `shuffle` picks
+// from the windows p[0, 16) and p[span - 15, span + 1).
+template <bool kConsecutive>
+LOOM_AVX2 inline __m128i LoadRow(const int8_t* p, int span, __m128i pick0, __m128i pick1) {
+  const __m128i w0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  if (kConsecutive) return w0;
+  const __m128i w1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + span - 15));
+  return _mm_or_si128(_mm_shuffle_epi8(w0, pick0), _mm_shuffle_epi8(w1, pick1));
+}
+
+template <bool kConsecutive>
+LOOM_AVX2 void PackBPanelRows(const int8_t* src, const int32_t* taps, int64_t depth, int span, const int8_t* shuffle,
+                              int16_t* dst) {
+  const __m128i pick0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(shuffle));
+  const __m128i pick1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(shuffle + 16));
+  int64_t kk = 0;
+  for (; kk + 1 < depth; kk += 2, dst += 2 * kGemmS8Nr)
+    StorePairs(LoadRow<kConsecutive>(src + taps[kk], span, pick0, pick1),
+               LoadRow<kConsecutive>(src + taps[kk + 1], span, pick0, pick1), dst);
+  if (kk < depth)  // the odd last k: its pair partner is zero
+    StorePairs(LoadRow<kConsecutive>(src + taps[kk], span, pick0, pick1), _mm_setzero_si128(), dst);
 }
 
 }  // namespace
 
-LOOM_AVX2 void StoreTileAvx2(const GemmS8Block& blk, const int32_t* acc, int64_t i0, int64_t j0, int rows, int cols) {
-  const OutputSteps& steps = *blk.steps;
-  if (blk.per_row) {
-    for (int r = 0; r < rows; ++r) {
-      const LaneSteps l = OneChannel(steps, blk.channel0 + i0 + r);
-      const __m256i bias = _mm256_set1_epi32(blk.bias[i0 + r]);
-      int8_t* y = blk.y + (i0 + r) * blk.ldy + j0;
-      for (int h = 0; h < cols; h += 8) {
-        const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(acc + r * kGemmS8Nr + h));
-        Store8(Lookup8(steps, l, _mm256_add_epi32(a, bias)), std::min(8, cols - h), y + h);
-      }
+LOOM_AVX2 bool PackBPanelAvx2(const int8_t* src, const int32_t* taps, int64_t depth, const int32_t* columns,
+                              int16_t* dst) {
+  static_assert(kGemmS8Nr == 16, "a B panel row is 16 bytes");
+  const int32_t span = columns[kGemmS8Nr - 1] - columns[0];
+  if (span == kGemmS8Nr - 1) {
+    PackBPanelRows<true>(src + columns[0], taps, depth, span, nullptr, dst);
+    return true;
+  }
+  if (span < kGemmS8Nr || span >= 2 * kGemmS8Nr) return false;
+  alignas(16) int8_t shuffle[2 * kGemmS8Nr];  // pick0, pick1 (-128: a zero byte)
+  for (int j = 0; j < kGemmS8Nr; ++j) {
+    const int32_t at = columns[j] - columns[0];
+    if (at < 0 || at > span) return false;
+    shuffle[j] = at < 16 ? static_cast<int8_t>(at) : -128;
+    shuffle[kGemmS8Nr + j] = at < 16 ? -128 : static_cast<int8_t>(at - (span - 15));
+  }
+  PackBPanelRows<false>(src + columns[0], taps, depth, span, shuffle, dst);
+  return true;
+}
+
+// Tiles of 6 rows (12 accumulators, 2 B vectors and a broadcast: 15 of the
+// 16 ymm registers), which may straddle two A panels; the last rows in a
+// tile of 4 or 2. A tile's rows past the block repeat its last row (their
+// results are not stored). B panels that fit L1 are the outer loop (each is
+// then read from L1 by every row tile, the A rows streaming from L2);
+// deeper ones the inner.
+LOOM_AVX2 void GemmS8Avx2(const GemmS8Block& blk) {
+  constexpr int kTile = 6;
+  constexpr int64_t kL1BPanelBytes = 20 * 1024;
+  alignas(64) int32_t acc[kTile * kGemmS8Nr];
+  const int64_t a_panel = 2 * kGemmS8Mr * blk.kp, b_panel = 2 * kGemmS8Nr * blk.kp;
+  auto tile = [&](int64_t i, int64_t j) {
+    const int64_t left = blk.rows - i;
+    const int size = left > 4 ? kTile : left > 2 ? 4 : 2;
+    const int16_t* a[kTile];
+    for (int r = 0; r < size; ++r) {
+      const int64_t row = std::min<int64_t>(i + r, blk.rows - 1);
+      a[r] = blk.a + (row / kGemmS8Mr) * a_panel + 2 * (row % kGemmS8Mr);
     }
+    const int16_t* b = blk.b + (j / kGemmS8Nr) * b_panel;
+    if (size == kTile) {
+      MicroKernel<kTile>(blk.kp, a, b, acc);
+    } else if (size == 4) {
+      MicroKernel<4>(blk.kp, a, b, acc);
+    } else {
+      MicroKernel<2>(blk.kp, a, b, acc);
+    }
+    const int rows = static_cast<int>(std::min<int64_t>(size, left));
+    StoreTileAvx2(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)));
+    return rows;
+  };
+  if (b_panel * static_cast<int64_t>(sizeof(int16_t)) <= kL1BPanelBytes) {
+    for (int64_t j = 0; j < blk.cols; j += kGemmS8Nr)
+      for (int64_t i = 0; i < blk.rows;) i += tile(i, j);
     return;
   }
-  for (int h = 0; h < cols; h += 8) {
-    const int n = std::min(8, cols - h);
-    const LaneSteps l = EightChannels(steps, blk.channel0 + j0 + h, n);
-    alignas(32) int32_t b[8] = {};
-    std::memcpy(b, blk.bias + j0 + h, static_cast<size_t>(n) * sizeof(int32_t));
-    const __m256i bias = _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
-    for (int r = 0; r < rows; ++r) {
-      const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(acc + r * kGemmS8Nr + h));
-      Store8(Lookup8(steps, l, _mm256_add_epi32(a, bias)), n, blk.y + (i0 + r) * blk.ldy + j0 + h);
-    }
-  }
-}
-
-LOOM_AVX2 void RequantizeRowAvx2(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n,
-                                 int8_t* y) {
-  const LaneSteps l = OneChannel(steps, channel);
-  const __m256i b = _mm256_set1_epi32(bias);
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i));
-    Store8(Lookup8(steps, l, _mm256_add_epi32(a, b)), 8, y + i);
-  }
-  for (; i < n; ++i) y[i] = static_cast<int8_t>(steps.Lookup(channel, WrappingAdd(acc[i], bias)));
-}
-
-LOOM_AVX2 void GemmS8Avx2(const GemmS8Block& blk) {
-  alignas(64) int32_t acc[kGemmS8Mr * kGemmS8Nr];
-  const int64_t a_panel = 2 * kGemmS8Mr * blk.kp, b_panel = 2 * kGemmS8Nr * blk.kp;
-  for (int64_t i = 0; i < blk.rows; i += kGemmS8Mr) {
-    const int16_t* a = blk.a + (i / kGemmS8Mr) * a_panel;
-    const int rows = static_cast<int>(std::min<int64_t>(kGemmS8Mr, blk.rows - i));
-    for (int64_t j = 0; j < blk.cols; j += kGemmS8Nr) {
-      MicroKernel4x16(blk.kp, a, blk.b + (j / kGemmS8Nr) * b_panel, acc);
-      StoreTileAvx2(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)));
-    }
+  for (int64_t i = 0; i < blk.rows;) {
+    int rows = 0;
+    for (int64_t j = 0; j < blk.cols; j += kGemmS8Nr) rows = tile(i, j);
+    i += rows;
   }
 }
 

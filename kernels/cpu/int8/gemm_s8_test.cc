@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <iterator>
 #include <random>
 #include <vector>
 
@@ -130,31 +132,39 @@ TEST(GemmS8Test, ExtremeOperandsAndBiases) {
   }
 }
 
-// PackBGather over the identity offsets packs what PackB packs; over strided
-// offsets, the strided columns.
+// PackBGather over column offsets of every kind (consecutive, stride 2, rows
+// of 7 columns wrapping in a 9-byte row as a padded Conv's output positions
+// do, stride 3) packs what PackB packs of the gathered matrix, on every
+// implementation (x86 vector ones pack panels whose columns lie within 32
+// bytes with vector loads and byte shuffles).
 TEST(GemmS8Test, GatherPacksTheSamePanels) {
   std::mt19937 gen(3);
   for (int64_t k : {1, 2, 5, 36}) {
     for (int64_t n : {1, 15, 16, 17, 40}) {
-      const auto b = RandomInt8(k * n * 2, &gen);
-      std::vector<int32_t> taps(static_cast<size_t>(k)), cols(static_cast<size_t>(n)), strided(static_cast<size_t>(n));
-      for (int64_t i = 0; i < k; ++i) taps[i] = static_cast<int32_t>(i * 2 * n);
-      for (int64_t j = 0; j < n; ++j) {
-        cols[j] = static_cast<int32_t>(j);
-        strided[j] = static_cast<int32_t>(2 * j);
+      const auto b = RandomInt8(k * n * 4, &gen);
+      std::vector<int32_t> taps(static_cast<size_t>(k));
+      for (int64_t i = 0; i < k; ++i) taps[i] = static_cast<int32_t>(i * 4 * n);
+      const std::function<int32_t(int64_t)> kinds[] = {
+          [](int64_t j) { return static_cast<int32_t>(j); },
+          [](int64_t j) { return static_cast<int32_t>(2 * j); },
+          [](int64_t j) { return static_cast<int32_t>(j / 7 * 9 + j % 7); },
+          [](int64_t j) { return static_cast<int32_t>(3 * j); },
+      };
+      for (size_t kind = 0; kind < std::size(kinds); ++kind) {
+        std::vector<int32_t> cols(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j) cols[j] = kinds[kind](j);
+        std::vector<int8_t> gathered(static_cast<size_t>(k * n));
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < n; ++j) gathered[i * n + j] = b[taps[i] + cols[j]];
+        const size_t size = static_cast<size_t>(NumBPanels(n) * BPanelSize(k));
+        std::vector<int16_t> want(size);
+        PackB(gathered.data(), n, false, k, n, want.data());
+        ForEachGemmImpl([&] {
+          std::vector<int16_t> got(size, 0x5A5A);
+          PackBGather(b.data(), taps.data(), k, cols.data(), n, got.data());
+          EXPECT_EQ(got, want) << "kind " << kind << " k=" << k << " n=" << n;
+        });
       }
-      const size_t size = static_cast<size_t>(NumBPanels(n) * BPanelSize(k));
-      std::vector<int16_t> want(size), got(size);
-      PackB(b.data(), 2 * n, false, k, n, want.data());
-      PackBGather(b.data(), taps.data(), k, cols.data(), n, got.data());
-      EXPECT_EQ(got, want) << "k=" << k << " n=" << n;
-      // Every other element of each row.
-      std::vector<int8_t> even(static_cast<size_t>(k * n));
-      for (int64_t i = 0; i < k; ++i)
-        for (int64_t j = 0; j < n; ++j) even[i * n + j] = b[i * 2 * n + 2 * j];
-      PackB(even.data(), n, false, k, n, want.data());
-      PackBGather(b.data(), taps.data(), k, strided.data(), n, got.data());
-      EXPECT_EQ(got, want) << "strided k=" << k << " n=" << n;
     }
   }
 }

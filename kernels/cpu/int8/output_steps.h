@@ -1,6 +1,6 @@
 // The output stages of an int8 Conv/Gemm/MatMul as lookup tables, bit-exact
-// with requantize.h by construction, so the epilogue can requantize eight or
-// sixteen accumulators at once without re-deriving any arithmetic.
+// with requantize.h by construction, for the portable epilogue; and in
+// requantize.h's fixed-point form for the x86 ones that evaluate it.
 //
 // requant::Requantize(acc, stage) is a non-decreasing function of the int32
 // accumulator (each of its steps is: the saturating left shift, the rounding

@@ -96,20 +96,24 @@ TEST(OutputStepsTest, VectorPathMatchesScalar) {
 }
 
 // Stages straight in fixed-point form, one for every shift in [-31, 31] with
-// random multipliers (and 0), zero points and clamps: the vector paths (the
-// AVX-512 one evaluates this arithmetic itself, with its saturating left
-// shift and 64-bit rounding) at the int32 extremes, around the saturation
-// thresholds of the left shift, around every interval end and at random
-// accumulators, against Requantize.
+// random multipliers (and 0, and 2^30, whose products land on the rounding
+// ties), zero points and clamps: the vector paths (the AVX2 and AVX-512 ones
+// evaluate this arithmetic themselves, with the saturating left shift and
+// 64-bit rounding) at the int32 extremes, around the saturation thresholds of
+// the left shift, around every interval end, at the ties of both roundings
+// and at random accumulators, against Requantize.
 TEST(OutputStepsTest, VectorPathAtEveryShift) {
   std::mt19937 gen(5);
   std::uniform_int_distribution<int32_t> multiplier(1 << 30, kMax);
   std::uniform_int_distribution<int32_t> zero_point(-128, 127);
   std::vector<requant::OutputStage> stages;
   for (int32_t shift = -31; shift <= 31; ++shift) {
-    for (int variant = 0; variant < 3; ++variant) {
+    for (int variant = 0; variant < 4; ++variant) {
       requant::OutputStage s;
-      s.m.multiplier = variant == 2 && shift % 8 == 0 ? 0 : variant == 1 ? kMax : multiplier(gen);
+      s.m.multiplier = variant == 3                     ? 1 << 30
+                       : variant == 2 && shift % 8 == 0 ? 0
+                       : variant == 1                   ? kMax
+                                                        : multiplier(gen);
       s.m.shift = shift;
       s.zero_point = zero_point(gen);
       if (variant == 1) s.range.min = -20;
@@ -132,6 +136,15 @@ TEST(OutputStepsTest, VectorPathAtEveryShift) {
       for (int64_t d = -1; d <= 1; ++d)
         if (end + d >= kMin && end + d <= kMax) acc.push_back(static_cast<int32_t>(end + d));
     }
+    // With multiplier 2^30 the high multiply is floor((x + 1) / 2) (odd x are
+    // its ties), so the right shift's ties, high = (2q + 1) · 2^(right - 1),
+    // lie next to x = (2q + 1) · 2^right.
+    const int right = s.m.shift > 0 ? 0 : -s.m.shift;
+    for (int64_t q = -3; q <= 3; ++q)
+      for (int64_t d = -3; d <= 3; ++d) {
+        const int64_t tie = (2 * q + 1) * (int64_t{1} << right) + d;
+        if (tie >= kMin && tie <= kMax) acc.push_back(static_cast<int32_t>(tie));
+      }
     for (int i = 0; i < 200; ++i) acc.push_back(any(gen));
     std::vector<int8_t> want(acc.size());
     for (size_t i = 0; i < acc.size(); ++i) want[i] = static_cast<int8_t>(requant::Requantize(acc[i], s));
