@@ -354,10 +354,10 @@ TEST(BuilderTest, ConvResidualAddFusesAndRuns) {
   ExpectSameOutputAsO0(model, fused, 7, 8 * 36, 1e-5);
 }
 
-// A chain of elementwise ops after a Softmax (per-channel Mul, scalar Add,
-// Relu, Sub from a constant, Sigmoid, Pow 2) fuses at -O3 into one
-// ElementwiseChain node, whose output equals the -O0 plan's (the same float
-// operations).
+// A chain of elementwise ops between two Softmax (per-channel Mul, scalar
+// Add, Relu, Sub from a constant, Sigmoid, Pow 2) fuses at -O3 into one
+// ElementwiseChain node that writes over its input, and the output equals
+// the -O0 plan's (the same float operations).
 TEST(BuilderTest, ElementwiseChainFusesAndRuns) {
   TempDir dir;
   OnnxModel m(13);
@@ -372,21 +372,26 @@ TEST(BuilderTest, ElementwiseChainFusesAndRuns) {
   m.Node("Relu", {"a"}, {"r"});
   m.Node("Sub", {"one", "r"}, {"s"});
   m.Node("Sigmoid", {"s"}, {"g"});
-  m.Node("Pow", {"g", "two"}, {"y"});
+  m.Node("Pow", {"g", "two"}, {"p"});
+  m.Node("Softmax", {"p"}, {"y"});
   m.Output("y", {1, 3, 20, 20});
   const std::string model = m.Save(dir.File("m.onnx"));
   BuildReport report;
   std::vector<uint8_t> fused;
   ASSERT_TRUE(BuildPlan(model, {}, &fused, &report).ok());
-  EXPECT_EQ(report.plan_nodes, 2);
+  EXPECT_EQ(report.plan_nodes, 3);
   EXPECT_NE(std::find(report.passes_applied.begin(), report.passes_applied.end(), "fuse_elementwise_chain: 6 nodes"),
             report.passes_applied.end());
   const plan::Plan* p = ReadPlan(fused);
   ASSERT_NE(p, nullptr);
-  ASSERT_EQ(p->nodes()->size(), 2u);
-  EXPECT_EQ(p->nodes()->Get(1)->op()->str(), "ElementwiseChain");
+  ASSERT_EQ(p->nodes()->size(), 3u);
+  const plan::Node* chain = p->nodes()->Get(1);
+  EXPECT_EQ(chain->op()->str(), "ElementwiseChain");
+  // In place: the chain's output takes the buffer of its X (the first Softmax's output).
+  const int x = chain->inputs()->Get(0), y = chain->outputs()->Get(0);
+  EXPECT_EQ(p->tensors()->Get(x)->offset(), p->tensors()->Get(y)->offset());
 
-  ExpectSameOutputAsO0(model, fused, 7, 3 * 400, 0.0);
+  ExpectSameOutputAsO0(model, fused, 8, 3 * 400, 0.0);
 }
 
 // Structured fuzzing: valid protobufs with nonsense in them (dims, types,
