@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -16,10 +15,11 @@ namespace math {
 namespace {
 
 struct Step;
-// Runs a step in place over the block y of X's elements [begin, begin + n):
-// y[i] = f(y[i]). `operand` is a binary step's operand (its scalar or tensor).
-// Loops over y alone vectorize without alias checks between input and output.
-using StepFn = void (*)(const Step& s, float* y, int64_t begin, int64_t n, const float* operand);
+// Runs a step over X's elements [begin, begin + n): out[i] = f(in[i]).
+// `operand` is the binary step's operand (its scalar or tensor). The first
+// step reads X, the others their output block (in == out: the loops still
+// vectorize, the compiler's alias check accepts equal pointers).
+using StepFn = void (*)(const Step& s, const float* in, float* out, int64_t begin, int64_t n, const float* operand);
 
 struct Step {
   StepFn fn = nullptr;
@@ -30,11 +30,13 @@ struct Step {
   int64_t channels = 1, inner = 1;  // per-channel operands
 };
 
-void UnaryStep(const Step& s, float* y, int64_t, int64_t n, const float*) { s.unary(y, y, n, s.params); }
+void UnaryStep(const Step& s, const float* in, float* out, int64_t, int64_t n, const float*) {
+  s.unary(in, out, n, s.params);
+}
 
-void ClipStep(const Step& s, float* y, int64_t, int64_t n, const float*) {
+void ClipStep(const Step& s, const float* in, float* out, int64_t, int64_t n, const float*) {
   const float lo = s.params.alpha, hi = s.params.beta;
-  for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], lo), hi);  // as clip.cc
+  for (int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(in[i], lo), hi);  // as clip.cc
 }
 
 // The binary ops, each the float expression of its own kernel
@@ -68,34 +70,34 @@ inline float Apply(float x, float operand) {
 }
 
 template <typename Op, bool kSwapped>
-void ScalarStep(const Step&, float* y, int64_t, int64_t n, const float* operand) {
+void ScalarStep(const Step&, const float* in, float* out, int64_t, int64_t n, const float* operand) {
   const float c = operand[0];
-  for (int64_t i = 0; i < n; ++i) y[i] = Apply<Op, kSwapped>(y[i], c);
+  for (int64_t i = 0; i < n; ++i) out[i] = Apply<Op, kSwapped>(in[i], c);
 }
 
 template <typename Op, bool kSwapped>
-void FullStep(const Step&, float* y, int64_t begin, int64_t n, const float* operand) {
+void FullStep(const Step&, const float* in, float* out, int64_t begin, int64_t n, const float* operand) {
   const float* b = operand + begin;
-  for (int64_t i = 0; i < n; ++i) y[i] = Apply<Op, kSwapped>(y[i], b[i]);
+  for (int64_t i = 0; i < n; ++i) out[i] = Apply<Op, kSwapped>(in[i], b[i]);
 }
 
 // Per channel, runs of `inner` elements sharing one operand value.
 template <typename Op, bool kSwapped>
-void ChannelStep(const Step& s, float* y, int64_t begin, int64_t n, const float* operand) {
+void ChannelStep(const Step& s, const float* in, float* out, int64_t begin, int64_t n, const float* operand) {
   for (int64_t i = 0; i < n;) {
     const int64_t row = (begin + i) / s.inner;
     const float c = operand[row % s.channels];
     const int64_t end = std::min(n, (row + 1) * s.inner - begin);
-    for (; i < end; ++i) y[i] = Apply<Op, kSwapped>(y[i], c);
+    for (; i < end; ++i) out[i] = Apply<Op, kSwapped>(in[i], c);
   }
 }
 
 // Per channel along X's last axis (inner 1): the operand repeats.
 template <typename Op, bool kSwapped>
-void LastAxisStep(const Step& s, float* y, int64_t begin, int64_t n, const float* operand) {
+void LastAxisStep(const Step& s, const float* in, float* out, int64_t begin, int64_t n, const float* operand) {
   int64_t c = begin % s.channels;
   for (int64_t i = 0; i < n; ++i) {
-    y[i] = Apply<Op, kSwapped>(y[i], operand[c]);
+    out[i] = Apply<Op, kSwapped>(in[i], operand[c]);
     if (++c == s.channels) c = 0;
   }
 }
@@ -228,9 +230,11 @@ class ElementwiseChainKernel : public Kernel {
     ParallelFor(args.pool, size_, kElementwiseGrain, [&](int64_t begin, int64_t end, int) {
       for (int64_t b = begin; b < end; b += kChainBlock) {
         const int64_t n = std::min(kChainBlock, end - b);
-        if (x != y) std::memcpy(y + b, x + b, static_cast<size_t>(n) * sizeof(float));
-        for (const Step& s : steps_)
-          s.fn(s, y + b, b, n, s.operand > 0 ? args.in<float>(static_cast<size_t>(s.operand)) : &s.scalar);
+        const float* in = x + b;
+        for (const Step& s : steps_) {
+          s.fn(s, in, y + b, b, n, s.operand > 0 ? args.in<float>(static_cast<size_t>(s.operand)) : &s.scalar);
+          in = y + b;
+        }
       }
     });
     return Status::Ok();
