@@ -19,6 +19,7 @@
 //                          Swish alpha; HardSigmoid alpha, beta; Gelu alpha 1
 //                          for the tanh form), Clip's min and max (+-inf for
 //                          no bound), a binary step's scalar operand
+// (operands, swapped and params may be omitted: all 0).
 // A tensor operand broadcasts against X as a scalar (one element), per
 // channel (one non-1 dim, equal to X's at that axis, e.g. [C,1,1] against
 // [N,C,H,W]) or in full (X's elements); its shape says which. Every operand
