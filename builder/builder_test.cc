@@ -115,11 +115,11 @@ TEST(BuilderTest, DumpGraphWritesOneDotPerStage) {
   std::vector<uint8_t> bytes;
   Status s = BuildPlanWithRegistry(ConvBnRelu().Save(dir.File("m.onnx")), options, r, &bytes, &report);
   ASSERT_TRUE(s.ok()) << s.message();
-  // import, every pass that ran (13 graph, 3 pre-placement, 3 post-placement), placement, final.
-  ASSERT_EQ(report.graph_dumps.size(), 22u);
+  // import, every pass that ran (13 graph, 3 pre-placement, 4 post-placement), placement, final.
+  ASSERT_EQ(report.graph_dumps.size(), 23u);
   EXPECT_EQ(std::filesystem::path(report.graph_dumps.front()).filename(), "00-import.dot");
   EXPECT_EQ(std::filesystem::path(report.graph_dumps[8]).filename(), "08-graph-fuse_conv_batchnorm.dot");
-  EXPECT_EQ(std::filesystem::path(report.graph_dumps.back()).filename(), "21-final.dot");
+  EXPECT_EQ(std::filesystem::path(report.graph_dumps.back()).filename(), "22-final.dot");
   for (const std::string& f : report.graph_dumps) {
     std::ifstream in(f);
     std::string first;
@@ -129,7 +129,7 @@ TEST(BuilderTest, DumpGraphWritesOneDotPerStage) {
   std::ifstream final_dot(report.graph_dumps.back());
   const std::string text((std::istreambuf_iterator<char>(final_dot)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("Conv+BatchNormalization+Relu"), std::string::npos) << text;
-  EXPECT_EQ(report.graph_svgs == 0 || report.graph_svgs == 22, true);
+  EXPECT_EQ(report.graph_svgs == 0 || report.graph_svgs == 23, true);
 
   // A directory that cannot be made is an error naming it, before any work.
   std::ofstream(dir.File("file")) << "x";
@@ -307,6 +307,26 @@ std::vector<float> RunPlan(const std::vector<uint8_t>& plan, const std::vector<f
   return y ? std::vector<float>(y, y + y_size) : std::vector<float>();
 }
 
+// Builds `model` at -O0 (into `o0_nodes` nodes) and runs that plan and
+// `optimized` on the same random x of `size` floats: the outputs y agree
+// within `tolerance`.
+void ExpectSameOutputAsO0(const std::string& model, const std::vector<uint8_t>& optimized, int o0_nodes, size_t size,
+                          double tolerance) {
+  BuildOptions o0;
+  o0.opt_level = 0;
+  BuildReport report;
+  std::vector<uint8_t> plain;
+  ASSERT_TRUE(BuildPlan(model, o0, &plain, &report).ok());
+  EXPECT_EQ(report.plan_nodes, o0_nodes);
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> x(size);
+  for (float& v : x) v = dist(rng);
+  const std::vector<float> want = RunPlan(plain, x, x.size()), got = RunPlan(optimized, x, x.size());
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], tolerance) << "at " << i;
+}
+
 // Conv + residual Add (+ Relu) end to end with the real kernels: fused into
 // the Conv (4 inputs in the verified plan), the residual a graph input or a
 // Conv output computed earlier; the same output as the unfused -O0 plan.
@@ -314,7 +334,7 @@ TEST(BuilderTest, ConvResidualAddFusesAndRuns) {
   TempDir dir;
   const std::string model = ResidualBlock().Save(dir.File("m.onnx"));
   BuildReport report;
-  std::vector<uint8_t> fused, plain;
+  std::vector<uint8_t> fused;
   ASSERT_TRUE(BuildPlan(model, {}, &fused, &report).ok());
   EXPECT_EQ(report.plan_nodes, 3);
   EXPECT_NE(std::find(report.passes_applied.begin(), report.passes_applied.end(), "fuse_conv_add: 2 nodes"),
@@ -335,17 +355,47 @@ TEST(BuilderTest, ConvResidualAddFusesAndRuns) {
   EXPECT_EQ(proj->inputs()->Get(3), conv2->outputs()->Get(0));
   EXPECT_EQ(p->tensors()->Get(proj->outputs()->Get(0))->name()->str(), "y");
 
-  BuildOptions o0;
-  o0.opt_level = 0;
-  ASSERT_TRUE(BuildPlan(model, o0, &plain, &report).ok());
-  EXPECT_EQ(report.plan_nodes, 7);
-  std::mt19937 rng(8);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> x(8 * 36);
-  for (float& v : x) v = dist(rng);
-  const std::vector<float> want = RunPlan(plain, x, x.size()), got = RunPlan(fused, x, x.size());
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << "at " << i;
+  ExpectSameOutputAsO0(model, fused, 7, 8 * 36, 1e-5);
+}
+
+// A chain of elementwise ops between two Softmax (per-channel Mul, scalar
+// Add, Relu, Sub from a constant, Sigmoid, Pow 2) fuses at -O3 into one
+// ElementwiseChain node that writes over its input, and the output equals
+// the -O0 plan's (the same float operations).
+TEST(BuilderTest, ElementwiseChainFusesAndRuns) {
+  TempDir dir;
+  OnnxModel m(13);
+  m.Input("x", {1, 3, 20, 20});
+  m.Initializer("scale", {3, 1, 1}, {0.5f, -2.f, 3.f});
+  m.Initializer("half", {}, {0.5f});
+  m.Initializer("one", {1}, {1.f});
+  m.Initializer("two", {}, {2.f});
+  m.Node("Softmax", {"x"}, {"sm"});  // the chain's input, in the arena: the chain may write over it
+  m.Node("Mul", {"sm", "scale"}, {"m"});
+  m.Node("Add", {"m", "half"}, {"a"});
+  m.Node("Relu", {"a"}, {"r"});
+  m.Node("Sub", {"one", "r"}, {"s"});
+  m.Node("Sigmoid", {"s"}, {"g"});
+  m.Node("Pow", {"g", "two"}, {"p"});
+  m.Node("Softmax", {"p"}, {"y"});
+  m.Output("y", {1, 3, 20, 20});
+  const std::string model = m.Save(dir.File("m.onnx"));
+  BuildReport report;
+  std::vector<uint8_t> fused;
+  ASSERT_TRUE(BuildPlan(model, {}, &fused, &report).ok());
+  EXPECT_EQ(report.plan_nodes, 3);
+  EXPECT_NE(std::find(report.passes_applied.begin(), report.passes_applied.end(), "fuse_elementwise_chain: 6 nodes"),
+            report.passes_applied.end());
+  const plan::Plan* p = ReadPlan(fused);
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->nodes()->size(), 3u);
+  const plan::Node* chain = p->nodes()->Get(1);
+  EXPECT_EQ(chain->op()->str(), "ElementwiseChain");
+  // In place: the chain's output takes the buffer of its X (the first Softmax's output).
+  const int x = chain->inputs()->Get(0), y = chain->outputs()->Get(0);
+  EXPECT_EQ(p->tensors()->Get(x)->offset(), p->tensors()->Get(y)->offset());
+
+  ExpectSameOutputAsO0(model, fused, 8, 3 * 400, 0.0);
 }
 
 // End to end: a 1x1 Conv (+Relu) and a Sigmoid concatenated, then Tanh; the

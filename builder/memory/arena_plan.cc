@@ -54,6 +54,13 @@ bool ConcatSlices(const ir::Graph& graph, const ir::Node& n, std::vector<int64_t
   return offset == o.num_bytes();
 }
 
+// ElementwiseChain (kernels/cpu/math/elementwise_chain.h) may write over its
+// X only: it reads its other operands block by block after writing a block.
+bool IsElementwiseChain(const ir::Node& n) { return n.domain == "loom" && n.op == "ElementwiseChain"; }
+
+// Whether input `j` of node `n` may take the node's output buffer.
+bool MayOverwriteInput(const ir::Node& n, size_t j) { return IsElementwiseChain(n) ? j == 0 : IsInPlaceElementwise(n); }
+
 struct Liveness {
   std::vector<int> first, last;  // per value id: steps of first and last use, -1 when not in the arena
 };
@@ -104,14 +111,16 @@ class SharedBuffers {
       const int out = n.outputs[0];
       if (IsView(n)) {
         if (Compatible(n.inputs[0], out)) Join(n.inputs[0], out);
-      } else if (IsInPlaceElementwise(n) && graph_.value(out).dtype == DType::kFloat32) {
+      } else if ((IsInPlaceElementwise(n) || IsElementwiseChain(n)) && graph_.value(out).dtype == DType::kFloat32) {
         // Of the inputs whose buffer may take the output, the one in use
         // longest: a residual stream then stays in one buffer instead of
         // alternating between two that overlap at each Add.
         int chosen = -1;
         for (size_t j = 0; j < n.inputs.size(); ++j) {
           const int in = n.inputs[j];
-          if (!Compatible(in, out) || graph_.value(in).shape != graph_.value(out).shape || !DiesAt(in, step)) continue;
+          if (!MayOverwriteInput(n, j) || !Compatible(in, out) || graph_.value(in).shape != graph_.value(out).shape ||
+              !DiesAt(in, step))
+            continue;
           bool read_elsewhere = false;  // another input of the node in the same buffer
           for (size_t k = 0; k < n.inputs.size(); ++k)
             if (k != j && n.inputs[k] >= 0 && Root(n.inputs[k]) == Root(in)) read_elsewhere = true;

@@ -11,7 +11,8 @@
 //             is its data input's buffer (the kernels skip the copy);
 //   in place  a float32 elementwise node (Relu, Add, Sub, Mul, Div, Sigmoid,
 //             Tanh, Clip, LeakyRelu) writes its output over a full-shape
-//             input that nothing reads afterwards.
+//             input that nothing reads afterwards; loom.ElementwiseChain
+//             over its X (input 0) only.
 // A group of values sharing a buffer is planned as one buffer, live from its
 // first use to its last, so the lower bound counts it once.
 //

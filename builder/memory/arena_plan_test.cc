@@ -311,6 +311,33 @@ TEST(ConcatElisionTest, TheCheckerAcceptsOnlyAnInputAtItsSlice) {
   EXPECT_FALSE(CheckArenaPlan(g2.b.g, bad).ok());
 }
 
+// ElementwiseChain writes over its X, never over an operand (it reads the
+// operands after writing each block), even one in use longer.
+TEST(ArenaPlanTest, ElementwiseChainWritesOverItsFirstInputOnly) {
+  testing::IrBuilder b;
+  const int x = b.Input("x", {4, 64});
+  const int older = b.Tensor("older", {4, 64}), a = b.Tensor("a", {4, 64}), c = b.Tensor("c", {4, 64});
+  const int y = b.Tensor("y", {4, 64});
+  b.Node("Relu", {x}, {older});                                   // 0
+  b.Node("Sigmoid", {x}, {a});                                    // 1
+  const int chain = b.Node("ElementwiseChain", {a, older}, {c});  // 2: both die here
+  b.node(chain).domain = "loom";
+  b.node(chain).fused = {"Add", "Relu"};
+  b.Node("Relu", {c}, {y});  // 3
+  b.Output(y);
+  ArenaPlan plan;
+  Status s = PlanArena(b.g, PlannerKind::kGreedy, &plan);
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto off = [&](int id) { return plan.offsets[static_cast<size_t>(id)]; };
+  EXPECT_EQ(off(c), off(a));
+  EXPECT_NE(off(c), off(older));
+
+  b.node(chain).inputs = {older, a};  // now the operand is `a`
+  ASSERT_TRUE(PlanArena(b.g, PlannerKind::kGreedy, &plan).ok());
+  EXPECT_EQ(off(c), off(older));
+  EXPECT_NE(off(c), off(a));
+}
+
 }  // namespace
 }  // namespace memory
 }  // namespace loom

@@ -15,6 +15,7 @@
 #include "builder/passes/fuse_bias_add.h"
 #include "builder/passes/fuse_conv_add.h"
 #include "builder/passes/fuse_conv_batchnorm.h"
+#include "builder/passes/fuse_elementwise_chain.h"
 #include "builder/passes/fuse_gelu.h"
 #include "builder/passes/fuse_layer_norm.h"
 #include "builder/passes/fuse_swish.h"
@@ -68,6 +69,9 @@ Pipeline DefaultPipeline() {
   p.Add(Phase::kPostPlacement, MakeFuseActivation(false),
         "fuse what is left when the anchor's device kernel takes it (the "
         "activation moves to that device)");
+  p.Add(Phase::kPostPlacement, MakeFuseElementwiseChain(),
+        "run a chain of float32 elementwise CPU nodes (unary ops, Clip, Add/Sub/Mul/Div/Pow/Max/Min by a scalar, a "
+        "per-channel or a full-shape operand) as one loom.ElementwiseChain node, block by block in L1");
   return p;
 }
 

@@ -228,6 +228,10 @@ const UnaryOpDef kActivationOps[] = {
 
 }  // namespace
 
+const UnaryOpDef* FindActivationOp(const std::string& op) {
+  return FindUnaryOp(kActivationOps, sizeof(kActivationOps) / sizeof(kActivationOps[0]), op);
+}
+
 std::unique_ptr<Kernel> NewActivationKernel() {
   return std::make_unique<UnaryKernel>(kActivationOps, sizeof(kActivationOps) / sizeof(kActivationOps[0]));
 }

@@ -10,6 +10,7 @@ namespace math {
 #define LOOM_KERNEL(op, factory) std::unique_ptr<Kernel> factory();
 #include "kernels/cpu/math/kernels.def"
 #undef LOOM_KERNEL
+std::unique_ptr<Kernel> NewElementwiseChainKernel();  // elementwise_chain.cc
 
 }  // namespace math
 
@@ -20,6 +21,9 @@ void RegisterCpuMathKernels(KernelRegistry* r) {
   // x * sigmoid(alpha * x) in Loom's domain (builder/passes/fuse_swish.h),
   // for graphs of any opset.
   r->AddCpu("Swish", math::NewActivationKernel, "loom", "loom");
+  // Chains of float32 elementwise ops as one node
+  // (builder/passes/fuse_elementwise_chain.h).
+  r->AddCpu("ElementwiseChain", math::NewElementwiseChainKernel, "loom", "loom");
 }
 
 }  // namespace loom

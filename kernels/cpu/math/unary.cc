@@ -160,6 +160,10 @@ const UnaryOpDef kUnaryOps[] = {
 
 }  // namespace
 
+const UnaryOpDef* FindMathUnaryOp(const std::string& op) {
+  return FindUnaryOp(kUnaryOps, sizeof(kUnaryOps) / sizeof(kUnaryOps[0]), op);
+}
+
 std::unique_ptr<Kernel> NewUnaryKernel() {
   return std::make_unique<UnaryKernel>(kUnaryOps, sizeof(kUnaryOps) / sizeof(kUnaryOps[0]));
 }

@@ -3,11 +3,14 @@
 namespace loom {
 namespace math {
 
+const UnaryOpDef* FindUnaryOp(const UnaryOpDef* table, size_t table_size, const std::string& op) {
+  for (size_t i = 0; i < table_size; ++i)
+    if (op == table[i].op) return &table[i];
+  return nullptr;
+}
+
 Status UnaryKernel::Prepare(const KernelSetup& setup) {
-  const UnaryOpDef* def = nullptr;
-  for (size_t i = 0; i < table_size_; ++i) {
-    if (setup.op == table_[i].op) def = &table_[i];
-  }
+  const UnaryOpDef* def = FindUnaryOp(table_, table_size_, setup.op);
   if (!def) return setup.Unsupported("op is not an elementwise unary op");
   RETURN_IF_ERROR(CheckNode(setup, 1, 1, 1, 1));
   const TensorInfo& x = setup.inputs[0];

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "kernels/common/kernel.h"
@@ -67,6 +68,13 @@ UnaryLoop SelectUnaryLoop(DType d) {
   VisitType<kTypes>(d, [&](auto tag) { loop = &UnaryLoopImpl<Op, decltype(tag)>; });
   return loop;
 }
+
+// The row of `table` for `op`, or null.
+const UnaryOpDef* FindUnaryOp(const UnaryOpDef* table, size_t table_size, const std::string& op);
+// The row for `op` of unary.cc's table, or of activations.cc's (null if
+// neither has it), for kernels that run these ops as steps (elementwise_chain.h).
+const UnaryOpDef* FindMathUnaryOp(const std::string& op);
+const UnaryOpDef* FindActivationOp(const std::string& op);
 
 class UnaryKernel : public Kernel {
  public:
