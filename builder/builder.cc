@@ -8,11 +8,12 @@
 #include "builder/build_internal.h"
 #include "builder/build_log.h"
 #include "builder/exec/complete_shapes.h"
+#include "builder/exec/derive_constants.h"
 #include "builder/graph_dump.h"
 #include "builder/ir/graph.h"
-#include "builder/memory/arena_plan.h"
 #include "builder/lower/insert_relayouts.h"
 #include "builder/lower/lower_fpga.h"
+#include "builder/memory/arena_plan.h"
 #include "builder/memory/memory_spaces.h"
 #include "builder/onnx/frontend.h"
 #include "builder/onnx/node_shape_inference.h"
@@ -23,8 +24,8 @@
 #include "builder/place/placer.h"
 #include "builder/plan/atomic_file.h"
 #include "builder/plan/plan_writer.h"
-#include "kernels/fpga/kernels/fpga_kernels.h"
 #include "builder/quantize/quantizer.h"
+#include "kernels/fpga/kernels/fpga_kernels.h"
 
 #ifndef LOOM_VERSION_STRING
 #define LOOM_VERSION_STRING "0.0.0"
@@ -95,6 +96,7 @@ class Build {
         pipeline_.Run(passes::Phase::kPostPlacement, pipeline_options_, ctx_, graph_, &report_->passes_applied));
     RETURN_IF_ERROR(place::SelectKernels(&graph_, target_, registry_));
     RETURN_IF_ERROR(lower::InsertRelayouts(&graph_, target_, &relayouts_));
+    RETURN_IF_ERROR(Prepack());
     RETURN_IF_ERROR(dumper_.Dump("final", graph_));
     report_->graph_dumps = dumper_.files();
     RETURN_IF_ERROR(dumper_.RenderSvg(&report_->graph_svgs));
@@ -121,6 +123,19 @@ class Build {
     Status valid = graph_.Validate();
     if (!valid.ok()) return Status::Internal("graph invalid before placement: " + valid.message());
     return place::PlaceNodes(&graph_, target_, registry_);
+  }
+
+  // Derived constants for a plan that runs on this kind of CPU only.
+  Status Prepack() {
+    if (!options_.prepack) return Status::Ok();
+    for (const place::TargetDevice& d : target_.devices())
+      if (d.device != Device::kCpu) return Status::Ok();
+    exec::DerivedStats stats;
+    RETURN_IF_ERROR(exec::DeriveConstants(&graph_, registry_, &stats));
+    report_->derived_nodes = stats.nodes;
+    report_->derived_bytes = stats.bytes;
+    BuildLog().info("prepack: {} derived constants of {} nodes, {} bytes", stats.constants, stats.nodes, stats.bytes);
+    return Status::Ok();
   }
 
   Status PlanMemoryAndWrite(std::vector<uint8_t>* plan) {

@@ -60,6 +60,13 @@ struct BuildOptions {
   // an interrupt each), but `loom run --profile` then shows every layer's
   // own counters.
   bool fpga_launch_per_node = false;
+  // Store the constants CPU kernels derive from weights (packed GEMM
+  // operands, Winograd-transformed filters) in the plan, computed for this
+  // machine's CPU, so that an engine on the same kind of CPU uses them in
+  // place instead of computing them at load (exec/derive_constants.h).
+  // Bigger plans, faster loads; only for the `cpu` target (a board's CPU
+  // would not use them). `--no-prepack` turns it off.
+  bool prepack = true;
   // `--dump-graph DIR`: the graph as DOT after import and after each stage
   // (builder/graph_dump.h); empty: none.
   std::string dump_graph_dir;
@@ -106,8 +113,11 @@ struct BuildReport {
   size_t arena_lower_bound_bytes = 0;  // the largest sum of live values at one step
   int shared_values = 0;               // values placed in another value's buffer (views, in place, concat elision)
   int concat_inputs_elided = 0;        // Concat inputs written straight into their slice of the output
-  size_t constants_bytes = 0;
+  size_t constants_bytes = 0;          // derived constants included
   size_t plan_bytes = 0;
+  // Derived constants stored (BuildOptions::prepack).
+  int derived_nodes = 0;
+  size_t derived_bytes = 0;
   std::vector<std::string> passes_applied;  // "fold_constants: 12 nodes", ...
   std::vector<std::string> graph_dumps;     // --dump-graph: the DOT files written, in order
   int graph_svgs = 0;                       // and how many were rendered to SVG

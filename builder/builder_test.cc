@@ -459,6 +459,47 @@ TEST(BuilderTest, ConcatInputsWrittenInPlaceRunLikeTheReference) {
   }
 }
 
+// A cpu-target plan carries its Convs' packed weights (derived constants,
+// kernels/common/kernel.h) unless --no-prepack; the engine's kernels use them
+// and the outputs are the same bit for bit.
+TEST(BuilderTest, PrepackStoresDerivedConstantsThatRunTheSame) {
+  TempDir dir;
+  const std::string model = ResidualBlock().Save(dir.File("m.onnx"));
+  BuildReport packed_report, plain_report;
+  std::vector<uint8_t> packed, plain;
+  ASSERT_TRUE(BuildPlan(model, {}, &packed, &packed_report).ok());
+  BuildOptions no_prepack;
+  no_prepack.prepack = false;
+  ASSERT_TRUE(BuildPlan(model, no_prepack, &plain, &plain_report).ok());
+  EXPECT_EQ(packed_report.derived_nodes, 3);
+  EXPECT_GT(packed_report.derived_bytes, 0u);
+  EXPECT_EQ(plain_report.derived_nodes, 0);
+  EXPECT_GE(packed_report.constants_bytes, plain_report.constants_bytes + packed_report.derived_bytes);
+  const plan::Plan* p = ReadPlan(packed);
+  ASSERT_NE(p, nullptr);
+  int derived = 0;
+  for (const plan::Node* n : *p->nodes()) {
+    if (n->derived() == nullptr) continue;
+    for (const plan::DerivedConstant* d : *n->derived()) {
+      EXPECT_NE(d->key()->str().find("conv"), std::string::npos) << d->key()->str();
+      const plan::Tensor* t = p->tensors()->Get(d->tensor());
+      EXPECT_EQ(t->storage(), plan::Storage::CONSTANT);
+      EXPECT_EQ(t->dtype(), plan::DType::UINT8);
+      ++derived;
+    }
+  }
+  EXPECT_EQ(derived, 3);
+  EXPECT_EQ(ReadPlan(plain)->nodes()->Get(0)->derived(), nullptr);
+
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> x(8 * 36);
+  for (float& v : x) v = dist(rng);
+  const std::vector<float> want = RunPlan(plain, x);
+  ASSERT_FALSE(want.empty());
+  EXPECT_EQ(RunPlan(packed, x), want);
+}
+
 // Structured fuzzing: valid protobufs with nonsense in them (dims, types,
 // attributes, wiring, opsets). Every build must return a Status, never crash;
 // a refusal is clean, and a plan that builds loads and runs in the engine.

@@ -268,6 +268,12 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
       for (int32_t idx : *node.outputs())
         setup.outputs.push_back(idx < 0 ? TensorInfo() : ToTensorInfo(*p.tensors()->Get(idx), constants));
     }
+    if (node.derived() != nullptr) {
+      for (const plan::DerivedConstant* d : *node.derived()) {
+        const plan::Tensor& t = *p.tensors()->Get(d->tensor());
+        setup.derived.push_back({d->key()->str(), constants + t.offset(), static_cast<size_t>(t.size_bytes())});
+      }
+    }
     RETURN_IF_ERROR(CheckLayouts(prepared.label, *def, setup));
     prepared.kernel = def->create();
     if (prepared.kernel == nullptr) return Status::Internal(prepared.label + ": kernel factory returned null");

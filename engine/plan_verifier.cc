@@ -215,6 +215,22 @@ Status CheckNode(const plan::Plan& p, size_t index, std::vector<TensorState>* st
     s.produced = true;
     s.available = true;
   }
+  if (node.derived() != nullptr) {
+    for (size_t k = 0; k < node.derived()->size(); ++k) {
+      const int32_t idx = node.derived()->Get(static_cast<flatbuffers::uoffset_t>(k))->tensor();
+      const std::string what = label + ": derived constant " + std::to_string(k);
+      if (idx < 0 || idx >= n)
+        return Bad(what + " refers to tensor " + std::to_string(idx) + ", but the plan has " + std::to_string(n) +
+                   " tensors");
+      const plan::Tensor& t = *p.tensors()->Get(idx);
+      if (t.storage() != plan::Storage::CONSTANT || t.dtype() != plan::DType::UINT8 || t.shape() == nullptr ||
+          t.shape()->size() != 1)
+        return Bad(what + " (" + TensorLabel(p, idx) + ") is not a 1-D uint8 constant");
+      if (t.offset() % kPlanAlignment != 0)  // kernels read packed data with aligned loads
+        return Bad(what + " (" + TensorLabel(p, idx) + ") is at constants offset " + std::to_string(t.offset()) +
+                   ", not a multiple of " + std::to_string(kPlanAlignment));
+    }
+  }
   if (node.attributes() != nullptr) {
     std::set<std::string> names;
     for (const plan::Attribute* a : *node.attributes()) {

@@ -160,6 +160,29 @@ TEST(PlanVerifierTest, RefusesSemanticErrors) {
        StatusCode::kInvalidArgument, "scale (Scale): attribute 'alpha' (float) is required"},
       {"prepare validates shapes", [](PlanWriter* w) { w->tensors[kY].shape = {32}; }, StatusCode::kInvalidArgument,
        "scale (Scale): input shape 2x16 differs from output shape 32"},
+      {"derived constant out of range",
+       [](PlanWriter* w) {
+         w->nodes[1].derived = {{"k", 9}};
+       },
+       StatusCode::kCorrupt, "relu (Relu): derived constant 0 refers to tensor 9, but the plan has 5 tensors"},
+      {"derived constant not a uint8 constant",
+       [](PlanWriter* w) {
+         w->nodes[1].derived = {{"k", kC}};
+       },
+       StatusCode::kCorrupt, "relu (Relu): derived constant 0 (tensor 'c') is not a 1-D uint8 constant"},
+      {"derived constant in the arena",
+       [](PlanWriter* w) {
+         w->nodes[1].derived = {{"k", w->Activation("packed", DType::kUInt8, {64})}};
+       },
+       StatusCode::kCorrupt, "relu (Relu): derived constant 0 (tensor 'packed') is not a 1-D uint8 constant"},
+      {"misaligned derived constant",
+       [](PlanWriter* w) {
+         w->nodes[1].derived = {{"k", w->ConstantBytes("packed", DType::kUInt8, {64}, std::vector<uint8_t>(64))}};
+         w->Finish();
+         w->keep_offsets = true;
+         w->tensors.back().offset -= 60;
+       },
+       StatusCode::kCorrupt, "relu (Relu): derived constant 0 (tensor 'packed') is at constants offset"},
   };
   for (const Case& c : cases) {
     const Status s = LoadModified(c.damage);

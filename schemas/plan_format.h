@@ -13,8 +13,10 @@ namespace loom {
 // 2.0: section checksums are Checksum64x8 (plan_checksum.h); the layout and
 //      the metadata are those of 1.3. A 1.x engine refuses 2.x plans by
 //      version; this engine still reads 1.x plans (Checksum64 sections).
+// 2.1: Node.derived (constants a kernel derives from the node's constants,
+//      computed by the builder; ignored by 2.0 engines, which derive their own).
 constexpr uint16_t kPlanFormatMajor = 2;
-constexpr uint16_t kPlanFormatMinor = 0;
+constexpr uint16_t kPlanFormatMinor = 1;
 // The oldest major version this engine reads.
 constexpr uint16_t kPlanFormatOldestMajor = 1;
 constexpr char kPlanMagic[8] = {'L', 'O', 'O', 'M', 'P', 'L', 'A', 'N'};

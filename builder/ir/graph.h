@@ -86,6 +86,14 @@ struct Node {
   // For a node off the CPU: the CPU kernel that can run it instead (same
   // tensors, same layouts), written into the plan as its fallback.
   std::string fallback_kernel_id;
+  // Constants the node's kernel derives from its constant inputs, computed
+  // at build time (exec/derive_constants.h): each a key and the id of a
+  // UINT8 [bytes] constant value. Set last, just before the plan is written.
+  struct Derived {
+    std::string key;
+    int value = -1;
+  };
+  std::vector<Derived> derived;
   bool dead = false;  // removed by a pass; dropped by Graph::Compact()
 
   // "conv1 (Conv)" for messages (common/node_label.h). Graph::AddNode names

@@ -26,6 +26,12 @@ class Writer {
       for (int id : n.outputs) RETURN_IF_ERROR(Index(id));
     }
     for (int id : g_.outputs()) RETURN_IF_ERROR(Index(id));
+    for (const ir::Node& n : g_.nodes())
+      for (const ir::Node::Derived& d : n.derived) {
+        if (d.value < 0 || !g_.value(d.value).is_constant())
+          return Status::Internal("plan writer: a derived constant of " + n.Label() + " is not a constant");
+        RETURN_IF_ERROR(Index(d.value));
+      }
 
     std::vector<fb::Offset<plan::Tensor>> tensors;
     for (int id : order_) RETURN_IF_ERROR(AddTensor(id, &tensors));
@@ -112,10 +118,13 @@ class Writer {
     const std::vector<fb::Offset<plan::Attribute>> attrs = plan_codec::EncodeAttributes(b_, n.attrs.all());
     std::vector<fb::Offset<fb::String>> fused;
     for (const std::string& f : n.fused) fused.push_back(b_.CreateString(f));
-    return plan::CreateNodeDirect(b_, n.name.c_str(), n.op.c_str(), n.domain.c_str(), n.opset, n.kernel_id.c_str(),
-                                  ToPlan(n.device), &inputs, &outputs, &attrs, &fused, n.placement_reason.c_str(),
-                                  static_cast<float>(n.predicted_ms),
-                                  n.fallback_kernel_id.empty() ? nullptr : n.fallback_kernel_id.c_str());
+    std::vector<fb::Offset<plan::DerivedConstant>> derived;
+    for (const ir::Node::Derived& d : n.derived)
+      derived.push_back(plan::CreateDerivedConstantDirect(b_, d.key.c_str(), index_.at(d.value)));
+    return plan::CreateNodeDirect(
+        b_, n.name.c_str(), n.op.c_str(), n.domain.c_str(), n.opset, n.kernel_id.c_str(), ToPlan(n.device), &inputs,
+        &outputs, &attrs, &fused, n.placement_reason.c_str(), static_cast<float>(n.predicted_ms),
+        n.fallback_kernel_id.empty() ? nullptr : n.fallback_kernel_id.c_str(), derived.empty() ? nullptr : &derived);
   }
 
   const ir::Graph& g_;

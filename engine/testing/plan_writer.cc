@@ -93,9 +93,13 @@ std::vector<uint8_t> PlanWriter::Finish() {
     const auto attrs = plan_codec::EncodeAttributes(fbb, n.attributes);
     std::vector<flatbuffers::Offset<flatbuffers::String>> fused;
     for (const std::string& f : n.fused) fused.push_back(fbb.CreateString(f));
+    std::vector<flatbuffers::Offset<plan::DerivedConstant>> derived;
+    for (const auto& [key, tensor] : n.derived)
+      derived.push_back(plan::CreateDerivedConstantDirect(fbb, key.c_str(), tensor));
     node_offsets.push_back(plan::CreateNodeDirect(fbb, n.name.c_str(), n.op.c_str(), n.domain.c_str(), n.opset,
                                                   n.kernel.c_str(), static_cast<plan::Device>(n.device), &n.inputs,
-                                                  &n.outputs, &attrs, &fused, n.placement_reason.c_str()));
+                                                  &n.outputs, &attrs, &fused, n.placement_reason.c_str(), 0.f, nullptr,
+                                                  derived.empty() ? nullptr : &derived));
   }
   const uint16_t meta_major = metadata_format_major < 0 ? format_major : static_cast<uint16_t>(metadata_format_major);
   const uint16_t meta_minor = metadata_format_minor < 0 ? format_minor : static_cast<uint16_t>(metadata_format_minor);

@@ -50,6 +50,7 @@ struct PlanNode {
   std::vector<Attribute> attributes;
   std::vector<std::string> fused;
   std::string placement_reason = "cpu: test plan";
+  std::vector<std::pair<std::string, int32_t>> derived;  // (key, tensor): Node.derived
 };
 
 class PlanWriter {

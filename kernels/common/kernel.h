@@ -16,6 +16,17 @@
 //
 // Shapes are static: every input and output shape is known at Prepare. Run is
 // const and may be called concurrently from several ExecutionContexts.
+//
+// Derived constants: what Prepare computes from constant inputs (packed or
+// Winograd-transformed weights) can be computed once by the builder instead
+// and stored in the plan. After a Prepare with pack_constants, the builder
+// asks DerivedConstants() for the kernel's bytes, each under a key that names
+// everything the bytes depend on besides the constants themselves (kernel,
+// algorithm, instruction-set path and its blocking, shapes, a layout
+// version). The engine offers them back in KernelSetup::derived; Prepare uses
+// an offered constant in place, without copying, when its key is the one it
+// would compute itself and the size matches, and otherwise computes its own
+// as before (a plan built on another CPU still runs, only loads slower).
 #pragma once
 
 #include <cstddef>
@@ -53,6 +64,15 @@ struct TensorInfo {
   int rank() const { return static_cast<int>(shape.size()); }
 };
 
+// Bytes a kernel derives from its node's constant inputs (see the top of the
+// file), valid while the kernel lives (builder) or while the plan is mapped
+// (engine); 64-byte aligned.
+struct DerivedConstant {
+  std::string key;
+  const void* data = nullptr;
+  size_t bytes = 0;
+};
+
 // A node as its kernel sees it. It carries no node name: kernels return bare
 // messages ("weight has 3 dims, expected 4") and whoever calls them adds the
 // node's label ("conv1 (Conv): ...", common/node_label.h).
@@ -78,6 +98,9 @@ struct KernelSetup {
   // may then skip packing or transforming its constant inputs, but must
   // accept or refuse the node exactly as it would otherwise.
   bool pack_constants = true;
+  // Derived constants the plan stores for this node (engine only): Prepare
+  // may use one in place instead of computing it (FindDerived).
+  std::vector<DerivedConstant> derived;
 
   // Errors with a bare message, e.g. "weight has 3 dims, expected 4" (an
   // Unsupported one reads "unsupported <what>"). Kernels never name their
@@ -87,6 +110,12 @@ struct KernelSetup {
   Status Unsupported(const std::string& what) const { return Error(StatusCode::kUnsupported, what); }
 
   bool HasInput(size_t i) const { return i < inputs.size() && inputs[i].present; }
+  // The offered derived constant with this key and size, or null.
+  const void* FindDerived(const std::string& key, size_t bytes) const {
+    for (const DerivedConstant& d : derived)
+      if (d.key == key && d.bytes == bytes) return d.data;
+    return nullptr;
+  }
 };
 
 // Run-time arguments: data pointers in the node's input/output order
@@ -124,6 +153,11 @@ class Kernel {
   }
 
   virtual Status Run(const KernelArgs& args) const = 0;
+
+  // Optional: the constants this kernel derived in its last Prepare (with
+  // pack_constants), for the builder to store in the plan. Pointers stay
+  // valid while the kernel lives.
+  virtual std::vector<DerivedConstant> DerivedConstants() const { return {}; }
 
   // Optional: output shapes for a node whose shapes ONNX inference could not
   // settle (data-dependent ops such as Range, NonZero or Reshape), computed

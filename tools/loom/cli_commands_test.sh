@@ -90,7 +90,7 @@ if [[ -x /usr/bin/python3 ]]; then
   /usr/bin/python3 - "$WORK/out.txt" <<'PY' && pass "inspect json fields" || fail "inspect json fields"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["format_version"] == "2.0", j["format_version"]
+assert j["format_version"] == "2.1", j["format_version"]
 assert 0 <= j["arena_lower_bound_bytes"] <= j["arena_bytes"], (j["arena_lower_bound_bytes"], j["arena_bytes"])
 assert [n["kernel"] for n in j["nodes"]] == ["cpu.Add", "cpu.Relu"]
 assert j["nodes"][1]["inputs"] == ["sum"] and j["nodes"][1]["outputs"] == ["y/out"]

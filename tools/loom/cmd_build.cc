@@ -43,6 +43,7 @@ struct BuildArgs {
   bool min_snr_given = false;
   std::string report;
   bool fpga_launch_per_node = false;
+  bool no_prepack = false;
 };
 
 // The int8 flags into options; they need --int8.
@@ -132,6 +133,9 @@ void PrintSummary(const BuildArgs& args, const std::string& output, const BuildR
               HumanBytes(r.arena_lower_bound_bytes).c_str(), over_bound, HumanBytes(r.constants_bytes).c_str());
   std::printf("buffers:  %d values share a buffer (%d concat inputs elided)\n", r.shared_values,
               r.concat_inputs_elided);
+  if (r.derived_nodes > 0)
+    std::printf("prepack:  %s of packed weights for %d nodes (this CPU's kernels use them at load; --no-prepack)\n",
+                HumanBytes(r.derived_bytes).c_str(), r.derived_nodes);
   for (const std::string& note : r.notes) std::printf("note:     %s\n", note.c_str());
   if (!r.graph_dumps.empty())
     std::printf("graphs:   %zu DOT files in %s (%d rendered to SVG)\n", r.graph_dumps.size(), args.dump_graph.c_str(),
@@ -158,6 +162,7 @@ int RunBuild(const BuildArgs& args, CLI::App* cmd) {
   BuildOptions options;
   options.target = args.target;
   options.fpga_launch_per_node = args.fpga_launch_per_node;
+  options.prepack = !args.no_prepack;
   // 0 means "the configuration's clock" to the library; given, it is a mistake.
   if (cmd->count("--clock-mhz") > 0 && !(args.clock_mhz > 0)) {
     PrintError("--clock-mhz " + cmd->get_option("--clock-mhz")->as<std::string>() +
@@ -243,6 +248,9 @@ void AddBuildCommand(CLI::App& app, int* exit_code) {
       ->allow_extra_args(false);
   cmd->add_flag("--fpga-launch-per-node", args->fpga_launch_per_node,
                 "One accelerator launch per FPGA node (profiles show each layer's counters)");
+  cmd->add_flag("--no-prepack", args->no_prepack,
+                "Leave packing and transforming weights to the engine at load (smaller plan, slower load); by "
+                "default a cpu-target plan carries them, computed for this machine's CPU");
   cmd->add_option("--target", args->target,
                   "What the plan is built for: cpu (default), fpga16 (PYNQ-Z2) or fpga32 (KV260)");
   cmd->add_option("--clock-mhz", args->clock_mhz,

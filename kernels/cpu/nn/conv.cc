@@ -117,6 +117,7 @@ class ConvKernel final : public Kernel {
   Status Prepare(const KernelSetup& setup) override;
   size_t ScratchBytes(int num_threads) const override;
   Status Run(const KernelArgs& args) const override;
+  std::vector<DerivedConstant> DerivedConstants() const override;
 
  private:
   enum class Path { kPointwise, kDepthwise, kIm2col };
@@ -147,6 +148,10 @@ class ConvKernel final : public Kernel {
   DepthwiseConvF32 dw_;
   // Winograd path (conv_winograd.h): 3x3 stride-1 convs with constant W, when chosen.
   std::unique_ptr<WinogradConvF32> winograd_;
+  // The packed or transformed weights as a derived constant (kernel.h):
+  // empty key when this node has none.
+  std::string derived_key_;
+  size_t derived_bytes_ = 0;
 };
 
 Status ConvKernel::Prepare(const KernelSetup& setup) {
@@ -262,16 +267,36 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
     ws.pad_right = g_.pad_end[2];
     if (const int tile = ChooseWinogradTile(ws)) {
       winograd_ = std::make_unique<WinogradConvF32>();
-      winograd_->Prepare(ws, tile, setup.pack_constants ? static_cast<const float*>(w.const_data) : nullptr, act_);
+      derived_key_ = WinogradConvF32::FilterKey(ws, tile);
+      derived_bytes_ = WinogradConvF32::FilterBytes(ws, tile);
+      const void* derived = setup.FindDerived(derived_key_, derived_bytes_);
+      const bool transform = setup.pack_constants && derived == nullptr;
+      winograd_->Prepare(ws, tile, transform ? static_cast<const float*>(w.const_data) : nullptr, act_);
+      if (derived) winograd_->UseTransformedFilters(static_cast<const float*>(derived));
       return Status::Ok();
     }
   }
   if (w.const_data && setup.pack_constants) {
     const float* wd = static_cast<const float*>(w.const_data);
+    if (group_ == 1) {  // one packed matrix: a derived constant the plan may hold
+      derived_key_ = "conv.weights " + PackedMatrixF32::LayoutKeyA(cout_g_, k_);
+      derived_bytes_ = PackedMatrixF32::FloatsA(cout_g_, k_) * sizeof(float);
+      if (const void* derived = setup.FindDerived(derived_key_, derived_bytes_)) {
+        packed_w_ = {PackedMatrixF32::ViewA(static_cast<const float*>(derived), cout_g_, k_)};
+        return Status::Ok();
+      }
+    }
     packed_w_.resize(static_cast<size_t>(group_));
     for (int64_t gi = 0; gi < group_; ++gi) packed_w_[gi].PackA(wd + gi * cout_g_ * k_, k_, false, cout_g_, k_);
   }
   return Status::Ok();
+}
+
+std::vector<DerivedConstant> ConvKernel::DerivedConstants() const {
+  if (winograd_ && winograd_->transformed_filters())
+    return {{derived_key_, winograd_->transformed_filters(), derived_bytes_}};
+  if (!derived_key_.empty() && packed_w_.size() == 1) return {{derived_key_, packed_w_[0].data(), derived_bytes_}};
+  return {};
 }
 
 size_t ConvKernel::ScratchBytes(int num_threads) const {

@@ -53,6 +53,22 @@ void WinogradConvF32::Prepare(const WinogradConvShape& shape, int tile_m, const 
   thread_bytes_ = v_bytes_ + m_bytes_ + table_bytes_ + AlignUp64(GemmF32ScratchBytes(1));
 }
 
+std::string WinogradConvF32::FilterKey(const WinogradConvShape& shape, int tile_m, const GemmF32Isa& isa) {
+  const int a = (tile_m == 2 ? 2 : 4) + 2;
+  return "conv_winograd.filters f" + std::to_string(a - 2) + " " +
+         PackedMatrixF32::LayoutKeyManyB(static_cast<size_t>(a * a), shape.in_channels, shape.out_channels, isa);
+}
+
+size_t WinogradConvF32::FilterBytes(const WinogradConvShape& shape, int tile_m, const GemmF32Isa& isa) {
+  const int a = (tile_m == 2 ? 2 : 4) + 2;
+  return PackedMatrixF32::FloatsManyB(static_cast<size_t>(a * a), shape.in_channels, shape.out_channels, isa) *
+         sizeof(float);
+}
+
+void WinogradConvF32::UseTransformedFilters(const float* u) {
+  u_ = PackedMatrixF32::ViewManyB(u, static_cast<size_t>(a_ * a_), s_.in_channels, s_.out_channels, *isa_);
+}
+
 size_t WinogradConvF32::ScratchBytes(int num_threads) const {
   return input_bytes_ + static_cast<size_t>(std::max(num_threads, 1)) * thread_bytes_;
 }

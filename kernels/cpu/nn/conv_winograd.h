@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kernels/common/parallel.h"
@@ -45,6 +46,16 @@ class WinogradConvF32 {
   // tiles_per_block: 0 picks the block from the cache budget.
   void Prepare(const WinogradConvShape& shape, int tile_m, const float* w, const Activation& act,
                const GemmF32Isa& isa = ActiveGemmF32Isa(), int64_t tiles_per_block = 0);
+  // The transformed filters as one derived constant (kernel.h): the key that
+  // names their layout for this shape, tile and path, and their bytes.
+  static std::string FilterKey(const WinogradConvShape& shape, int tile_m, const GemmF32Isa& isa = ActiveGemmF32Isa());
+  static size_t FilterBytes(const WinogradConvShape& shape, int tile_m, const GemmF32Isa& isa = ActiveGemmF32Isa());
+  // Uses filters transformed earlier (FilterKey's layout, FilterBytes bytes,
+  // kept alive by the caller) instead of transforming w: call right after
+  // Prepare(..., w = null, ...) with the same arguments.
+  void UseTransformedFilters(const float* u);
+  // The transformed filters (FilterBytes), null before they exist.
+  const float* transformed_filters() const { return u_.empty() ? nullptr : u_[0].data(); }
   size_t ScratchBytes(int num_threads) const;
   // x [N, Cin, H, W], bias [Cout] or null, y [N, Cout, OH, OW]; residual
   // null or [N, Cout, OH, OW] added before the activation (not overlapping

@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "kernels/common/aligned_block.h"
 
@@ -107,7 +110,7 @@ void PackedMatrixF32::PackA(const float* src, int64_t ld, bool trans, int64_t m,
   rows_ = m;
   cols_ = k;
   padded_ = RoundUp(m, isa.mr);
-  data_ = AllocateFloats(static_cast<size_t>(padded_ * k));
+  data_ = AllocateFloats(FloatsA(m, k, isa));
   for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
     const int64_t kc = std::min(kGemmKc, k - k0);
     isa.pack_a(src, ld, trans, m, 0, padded_, k0, kc, data_.get() + k0 * padded_);
@@ -134,15 +137,67 @@ void PackedMatrixF32::AllocateB(int64_t k, int64_t n, const GemmF32Isa& isa) {
   data_ = AllocateFloats(static_cast<size_t>(padded_ * k));
 }
 
+namespace {
+
+// Floats from one AllocateManyB matrix to the next: each start stays 64-byte aligned.
+size_t ManyBStride(int64_t k, int64_t n, const GemmF32Isa& isa) {
+  return static_cast<size_t>(RoundUp(RoundUp(n, isa.nr) * k, 16));
+}
+
+// The packing scheme's version: bump it when a packer's layout changes, so
+// that derived constants stored by older builders are no longer used.
+constexpr int kLayoutVersion = 1;
+
+std::string LayoutKey(const char* role, const GemmF32Isa& isa, std::initializer_list<int64_t> dims) {
+  std::string key = std::string("gemm_f32.") + role + " v" + std::to_string(kLayoutVersion) + " " + isa.name + " mr" +
+                    std::to_string(isa.mr) + " nr" + std::to_string(isa.nr) + " kc" + std::to_string(kGemmKc);
+  for (int64_t d : dims) key += " " + std::to_string(d);
+  return key;
+}
+
+}  // namespace
+
 std::vector<PackedMatrixF32> PackedMatrixF32::AllocateManyB(size_t count, int64_t k, int64_t n, const GemmF32Isa& isa) {
+  if (count == 0) return {};
+  const std::shared_ptr<float> block = AllocateFloats(FloatsManyB(count, k, n, isa));
+  std::vector<PackedMatrixF32> out = ViewManyB(block.get(), count, k, n, isa);
+  for (size_t i = 0; i < count; ++i) out[i].data_ = std::shared_ptr<float>(block, out[i].data_.get());
+  return out;
+}
+
+std::string PackedMatrixF32::LayoutKeyA(int64_t m, int64_t k, const GemmF32Isa& isa) {
+  return LayoutKey("a", isa, {m, k});
+}
+
+std::string PackedMatrixF32::LayoutKeyManyB(size_t count, int64_t k, int64_t n, const GemmF32Isa& isa) {
+  return LayoutKey("b", isa, {static_cast<int64_t>(count), k, n});
+}
+
+size_t PackedMatrixF32::FloatsA(int64_t m, int64_t k, const GemmF32Isa& isa) {
+  return static_cast<size_t>(RoundUp(m, isa.mr) * k);
+}
+
+size_t PackedMatrixF32::FloatsManyB(size_t count, int64_t k, int64_t n, const GemmF32Isa& isa) {
+  return ManyBStride(k, n, isa) * count;
+}
+
+PackedMatrixF32 PackedMatrixF32::ViewA(const float* data, int64_t m, int64_t k, const GemmF32Isa& isa) {
+  PackedMatrixF32 out;
+  out.isa_ = &isa;
+  out.rows_ = m;
+  out.cols_ = k;
+  out.padded_ = RoundUp(m, isa.mr);
+  out.data_ = std::shared_ptr<float>(std::shared_ptr<float>(), const_cast<float*>(data));  // not owned
+  return out;
+}
+
+std::vector<PackedMatrixF32> PackedMatrixF32::ViewManyB(const float* data, size_t count, int64_t k, int64_t n,
+                                                        const GemmF32Isa& isa) {
   std::vector<PackedMatrixF32> out(count);
-  if (count == 0) return out;
-  out[0].SetShapeB(k, n, isa);
-  const size_t stride = static_cast<size_t>(RoundUp(out[0].padded_ * k, 16));  // keeps each start 64-byte aligned
-  const std::shared_ptr<float> block = AllocateFloats(stride * count);
+  const size_t stride = ManyBStride(k, n, isa);
   for (size_t i = 0; i < count; ++i) {
     out[i].SetShapeB(k, n, isa);
-    out[i].data_ = std::shared_ptr<float>(block, block.get() + i * stride);
+    out[i].data_ = std::shared_ptr<float>(std::shared_ptr<float>(), const_cast<float*>(data) + i * stride);
   }
   return out;
 }

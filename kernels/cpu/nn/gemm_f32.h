@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/common/parallel.h"
@@ -69,6 +70,22 @@ class PackedMatrixF32 {
   // memory (fewer, larger allocations: fewer page faults when first written).
   static std::vector<PackedMatrixF32> AllocateManyB(size_t count, int64_t k, int64_t n,
                                                     const GemmF32Isa& isa = ActiveGemmF32Isa());
+
+  // The layout of a matrix packed or allocated by the calls above for these
+  // arguments: a key for derived constants (kernel.h) naming everything the
+  // packed floats depend on besides the source values, and their count.
+  static std::string LayoutKeyA(int64_t m, int64_t k, const GemmF32Isa& isa = ActiveGemmF32Isa());
+  static std::string LayoutKeyManyB(size_t count, int64_t k, int64_t n, const GemmF32Isa& isa = ActiveGemmF32Isa());
+  static size_t FloatsA(int64_t m, int64_t k, const GemmF32Isa& isa = ActiveGemmF32Isa());
+  static size_t FloatsManyB(size_t count, int64_t k, int64_t n, const GemmF32Isa& isa = ActiveGemmF32Isa());
+  // Matrices over packed floats laid out as PackA / AllocateManyB lay out
+  // theirs for the same arguments, owned by someone else (a mapped plan's
+  // derived constant) who keeps them alive; data 64-byte aligned.
+  static PackedMatrixF32 ViewA(const float* data, int64_t m, int64_t k, const GemmF32Isa& isa = ActiveGemmF32Isa());
+  static std::vector<PackedMatrixF32> ViewManyB(const float* data, size_t count, int64_t k, int64_t n,
+                                                const GemmF32Isa& isa = ActiveGemmF32Isa());
+  // The first packed float (of the whole block, for AllocateManyB's first matrix).
+  const float* data() const { return data_.get(); }
 
   bool empty() const { return isa_ == nullptr; }
   const GemmF32Isa* isa() const { return isa_; }

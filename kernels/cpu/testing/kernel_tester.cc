@@ -60,6 +60,7 @@ KernelSetup MakeSetup(const std::string& op, const Attributes& attrs, const std:
   setup.opset = options.opset;
   setup.attrs = attrs;
   for (const TestTensor& t : inputs) setup.inputs.push_back(t.Info());
+  setup.derived = options.derived;
   return setup;
 }
 

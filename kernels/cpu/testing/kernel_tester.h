@@ -63,6 +63,7 @@ struct RunOptions {
   int threads = 1;
   std::string domain;
   std::string kernel_id;  // empty: first registered kernel for the op that prepares
+  std::vector<DerivedConstant> derived;  // offered to Prepare (KernelSetup::derived)
 };
 
 // The KernelSetup RunKernel prepares `op`'s kernel with: the inputs' Info(),
