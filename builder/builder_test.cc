@@ -495,9 +495,9 @@ TEST(BuilderTest, PrepackStoresDerivedConstantsThatRunTheSame) {
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   std::vector<float> x(8 * 36);
   for (float& v : x) v = dist(rng);
-  const std::vector<float> want = RunPlan(plain, x);
+  const std::vector<float> want = RunPlan(plain, x, x.size());
   ASSERT_FALSE(want.empty());
-  EXPECT_EQ(RunPlan(packed, x), want);
+  EXPECT_EQ(RunPlan(packed, x, x.size()), want);
 }
 
 // Structured fuzzing: valid protobufs with nonsense in them (dims, types,

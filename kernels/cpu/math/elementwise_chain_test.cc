@@ -61,7 +61,12 @@ Attributes Program(const std::vector<TestStep>& steps) {
   return a;
 }
 
-const RunOptions kLoom = {1, 1, "loom", ""};
+RunOptions LoomDomain() {
+  RunOptions o;
+  o.domain = "loom";
+  return o;
+}
+const RunOptions kLoom = LoomDomain();
 
 // The chain over inputs[0] with operands inputs[1...], and the single ops.
 void ExpectChainMatches(const std::vector<TestStep>& steps, const std::vector<TestTensor>& inputs, int threads = 1) {
