@@ -38,7 +38,13 @@ void GemmTask(const GemmF32Params& p, const GemmF32Isa& isa, int64_t ms, int64_t
   tile.ldc = p.ldc;
   tile.alpha = p.alpha;
   tile.beta = p.beta;
-  tile.act = p.act.none() ? nullptr : &p.act;
+  // Sigmoid, Tanh and Swish run through the vector math functions over whole
+  // rows of a finished block (still in cache), not row by row per register
+  // tile: one call per nc columns instead of one per 16 (ApplyActivation on
+  // the same values, so the results are the same).
+  const bool act_after_block = p.act.kind == ActivationKind::kSigmoid || p.act.kind == ActivationKind::kTanh ||
+                               p.act.kind == ActivationKind::kSwish;
+  tile.act = p.act.none() || act_after_block ? nullptr : &p.act;
   for (int64_t n0 = ns; n0 < ne; n0 += nc_max) {
     const int64_t nc = std::min(nc_max, ne - n0);
     for (int64_t k0 = 0; k0 < p.k; k0 += kGemmKc) {
@@ -73,6 +79,8 @@ void GemmTask(const GemmF32Params& p, const GemmF32Isa& isa, int64_t ms, int64_t
             isa.micro_kernel(kc, ap + (i / mr) * kc * mr, bpanel, tile);
           }
         }
+        if (tile.last && act_after_block)
+          for (int64_t r = m0; r < m0 + mc; ++r) ApplyActivation(p.act, p.c + r * p.ldc + n0, nc);
       }
     }
   }
