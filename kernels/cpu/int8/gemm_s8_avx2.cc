@@ -80,8 +80,11 @@ LOOM_AVX2 inline __m128i LoadRow(const int8_t* p, int span, __m128i pick0, __m12
 template <bool kConsecutive>
 LOOM_AVX2 void PackBPanelRows(const int8_t* src, const int32_t* taps, int64_t depth, int span, const int8_t* shuffle,
                               int16_t* dst) {
-  const __m128i pick0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(shuffle));
-  const __m128i pick1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(shuffle + 16));
+  __m128i pick0 = _mm_setzero_si128(), pick1 = pick0;  // consecutive columns need no shuffle (it is null)
+  if constexpr (!kConsecutive) {
+    pick0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(shuffle));
+    pick1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(shuffle + 16));
+  }
   int64_t kk = 0;
   for (; kk + 1 < depth; kk += 2, dst += 2 * kGemmS8Nr)
     StorePairs(LoadRow<kConsecutive>(src + taps[kk], span, pick0, pick1),
