@@ -91,7 +91,9 @@ void StaticThreadPool::Run(int64_t num_tasks, FunctionRef<void(int64_t, int)> fn
 void StaticThreadPool::WorkerLoop(int thread_index) {
   uint64_t last = 0;  // sequence of the last job this worker saw
   for (;;) {
-    auto news = [&] { return Seq(state_.load(std::memory_order_acquire)) != last; };
+    // stop_ counts as news too: the destructor may bump the sequence after
+    // this worker passed its stop_ check but before it read `last`.
+    auto news = [&] { return stop_.load() || Seq(state_.load(std::memory_order_acquire)) != last; };
     if (!SpinUntil(news)) {
       std::unique_lock<std::mutex> lock(mu_);
       sleepers_.fetch_add(1);  // seq_cst: Run reads it after opening the job
