@@ -210,8 +210,31 @@ size_t Find(std::vector<size_t>& parent, size_t i) {
   return i;
 }
 
+// Whether NCHW value `y` of a member is read by a node that is no member
+// (or in a slot that is not blocked) or is a graph output: it then leaves its
+// region. (A member reading it in a blocked slot is in the same region.)
+bool ReadOutside(const ir::Graph& g, const ir::UseLists& uses, const std::vector<Member>& members, int y) {
+  if (g.IsGraphOutput(y)) return true;
+  for (int c : uses.consumers[static_cast<size_t>(y)]) {
+    const Member& m = members[static_cast<size_t>(c)];
+    const std::vector<int>& inputs = g.node(c).inputs;
+    for (size_t slot = 0; slot < inputs.size(); ++slot)
+      if (inputs[slot] == y && std::find(m.blocked_slots.begin(), m.blocked_slots.end(), slot) == m.blocked_slots.end())
+        return true;
+  }
+  return false;
+}
+
+// A conversion copies unless H*W == 1 (then it is a view).
+bool CopiesToConvert(const ir::Graph& g, int v) {
+  const Shape s = AsRank4(g.value(v).shape);
+  return s[2] * s[3] > 1;
+}
+
 // Which nodes join a converted region: members connected through blocked
-// slots, in regions of at least 2 Convs.
+// slots, in regions with at least 2 Convs and no more tensors copied between
+// the layouts than Convs (a region that is mostly conversions, as around
+// Convs that stay NCHW, would cost more than it saves).
 std::vector<bool> Regions(const ir::Graph& g, const ir::UseLists& uses, const std::vector<Member>& members) {
   const size_t count = members.size();
   std::vector<size_t> parent(count);
@@ -223,11 +246,29 @@ std::vector<bool> Regions(const ir::Graph& g, const ir::UseLists& uses, const st
         parent[Find(parent, i)] = Find(parent, static_cast<size_t>(p));
     }
   }
-  std::vector<int> convs(count, 0);
-  for (size_t i = 0; i < count; ++i)
-    if (members[i].kind == Kind::kConv || members[i].kind == Kind::kDepthwise) ++convs[Find(parent, i)];
+  std::vector<int> convs(count, 0), copies(count, 0);
+  std::set<std::pair<size_t, int>> entering;  // (region, value)
+  for (size_t i = 0; i < count; ++i) {
+    const Member& m = members[i];
+    if (m.kind == Kind::kNone) continue;
+    const size_t root = Find(parent, i);
+    if (m.kind == Kind::kConv || m.kind == Kind::kDepthwise) ++convs[root];
+    const ir::Node& n = g.node(static_cast<int>(i));
+    for (size_t slot : m.blocked_slots) {
+      const int v = n.inputs[slot];
+      const int p = uses.producer[static_cast<size_t>(v)];
+      const bool inside = p >= 0 && members[static_cast<size_t>(p)].kind != Kind::kNone;
+      if (!inside && !g.value(v).is_constant() && CopiesToConvert(g, v) && entering.insert({root, v}).second)
+        ++copies[root];
+    }
+    if (CopiesToConvert(g, n.outputs[0]) && ReadOutside(g, uses, members, n.outputs[0])) ++copies[root];
+  }
   std::vector<bool> keep(count, false);
-  for (size_t i = 0; i < count; ++i) keep[i] = members[i].kind != Kind::kNone && convs[Find(parent, i)] >= 2;
+  for (size_t i = 0; i < count; ++i) {
+    if (members[i].kind == Kind::kNone) continue;
+    const size_t root = Find(parent, i);
+    keep[i] = convs[root] >= 2 && copies[root] <= convs[root];
+  }
   return keep;
 }
 
@@ -285,7 +326,8 @@ class Rewriter {
       n.kernel_id.clear();
       Convert(m, &n);
       order.push_back(std::move(n));
-      if (ReadOutside(y)) order.push_back(Conversion(yb, y, g_.value(y).name + ".from_nchwc", "FromNchwc"));
+      if (ReadOutside(g_, uses_, members_, y))
+        order.push_back(Conversion(yb, y, g_.value(y).name + ".from_nchwc", "FromNchwc"));
     }
     return order;
   }
@@ -321,21 +363,6 @@ class Rewriter {
     }
     blocked_[v] = b;
     return b;
-  }
-
-  // Whether NCHW value `y` of a region node is read by a node
-  // outside the regions (or in a slot that is not blocked) or is a graph output.
-  bool ReadOutside(int y) const {
-    if (g_.IsGraphOutput(y)) return true;
-    for (int c : uses_.consumers[static_cast<size_t>(y)]) {
-      if (!keep_[static_cast<size_t>(c)]) return true;
-      const ir::Node& n = g_.node(c);
-      for (size_t slot = 0; slot < n.inputs.size(); ++slot) {
-        const std::vector<size_t>& blocked = members_[static_cast<size_t>(c)].blocked_slots;
-        if (n.inputs[slot] == y && std::find(blocked.begin(), blocked.end(), slot) == blocked.end()) return true;
-      }
-    }
-    return false;
   }
 
   // `from` -> `to` through loom.ToNchwc / loom.FromNchwc, or a Reshape when

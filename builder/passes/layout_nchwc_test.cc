@@ -192,6 +192,25 @@ TEST(LayoutNchwcTest, LoneConvAndOddChannelsStayNchw) {
   }
 }
 
+// Two 1x1 Convs whose outputs are added: with one input they convert (2
+// copying conversions: x in, y out); with an input each, 3 conversions for
+// 2 Convs do not pay.
+TEST(LayoutNchwcTest, RegionOfMostlyConversionsStaysNchw) {
+  for (const bool shared_input : {true, false}) {
+    IrBuilder b;
+    const Shape s = {1, 8, 4, 4};
+    const int x1 = b.Input("x1", s), x2 = shared_input ? x1 : b.Input("x2", s);
+    const int w = b.Const("w", {8, 8, 1, 1}, Ramp(64));
+    const int a1 = b.Tensor("a1", s), a2 = b.Tensor("a2", s), y = b.Tensor("y", s);
+    AddConv(b, {x1, w}, a1, "c1");
+    AddConv(b, {x2, w}, a2, "c2");
+    b.Node("Add", {a1, a2}, {y});
+    b.Output(y);
+    EXPECT_EQ(RunPass(b), shared_input ? 3 : 0) << shared_input;
+    EXPECT_EQ(b.FindNode("ConvNchwc") != nullptr, shared_input);
+  }
+}
+
 // The 3x3 Conv the NCHW kernel runs through Winograd stays NCHW; the 1x1
 // Convs around it, one on each side, are alone in their regions.
 TEST(LayoutNchwcTest, WinogradConvStaysNchw) {
