@@ -225,16 +225,11 @@ bool ReadOutside(const ir::Graph& g, const ir::UseLists& uses, const std::vector
   return false;
 }
 
-// A conversion copies unless H*W == 1 (then it is a view).
-bool CopiesToConvert(const ir::Graph& g, int v) {
-  const Shape s = AsRank4(g.value(v).shape);
-  return s[2] * s[3] > 1;
-}
-
 // Which nodes join a converted region: members connected through blocked
-// slots, in regions with at least 2 Convs and no more tensors copied between
-// the layouts than Convs (a region that is mostly conversions, as around
-// Convs that stay NCHW, would cost more than it saves).
+// slots, in regions of at least 2 Convs. (Counting the conversions too does
+// not pay: GoogLeNet and SqueezeNet, whose 3x3 Convs stay NCHW around
+// blocked 1x1 Convs with about one copying conversion per Conv, measured
+// faster converted.)
 std::vector<bool> Regions(const ir::Graph& g, const ir::UseLists& uses, const std::vector<Member>& members) {
   const size_t count = members.size();
   std::vector<size_t> parent(count);
@@ -246,29 +241,11 @@ std::vector<bool> Regions(const ir::Graph& g, const ir::UseLists& uses, const st
         parent[Find(parent, i)] = Find(parent, static_cast<size_t>(p));
     }
   }
-  std::vector<int> convs(count, 0), copies(count, 0);
-  std::set<std::pair<size_t, int>> entering;  // (region, value)
-  for (size_t i = 0; i < count; ++i) {
-    const Member& m = members[i];
-    if (m.kind == Kind::kNone) continue;
-    const size_t root = Find(parent, i);
-    if (m.kind == Kind::kConv || m.kind == Kind::kDepthwise) ++convs[root];
-    const ir::Node& n = g.node(static_cast<int>(i));
-    for (size_t slot : m.blocked_slots) {
-      const int v = n.inputs[slot];
-      const int p = uses.producer[static_cast<size_t>(v)];
-      const bool inside = p >= 0 && members[static_cast<size_t>(p)].kind != Kind::kNone;
-      if (!inside && !g.value(v).is_constant() && CopiesToConvert(g, v) && entering.insert({root, v}).second)
-        ++copies[root];
-    }
-    if (CopiesToConvert(g, n.outputs[0]) && ReadOutside(g, uses, members, n.outputs[0])) ++copies[root];
-  }
+  std::vector<int> convs(count, 0);
+  for (size_t i = 0; i < count; ++i)
+    if (members[i].kind == Kind::kConv || members[i].kind == Kind::kDepthwise) ++convs[Find(parent, i)];
   std::vector<bool> keep(count, false);
-  for (size_t i = 0; i < count; ++i) {
-    if (members[i].kind == Kind::kNone) continue;
-    const size_t root = Find(parent, i);
-    keep[i] = convs[root] >= 2 && copies[root] <= convs[root];
-  }
+  for (size_t i = 0; i < count; ++i) keep[i] = members[i].kind != Kind::kNone && convs[Find(parent, i)] >= 2;
   return keep;
 }
 

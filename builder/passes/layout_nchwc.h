@@ -14,9 +14,8 @@
 //      the 5-D tensor's H and W). loom.ElementwiseChain and the rest bound
 //      regions.
 //   2. Regions: members connected through the tensors they pass one
-//      another. A region with at least 2 Convs, and no more tensors copied
-//      between the layouts (step 3) than Convs, is converted (other regions
-//      do not pay for their conversions); its tensors become 5-D.
+//      another. A region with at least 2 Convs is converted (one Conv does
+//      not pay for the conversions); its tensors become 5-D.
 //   3. An NCHW tensor entering a region goes through one loom.ToNchwc shared
 //      by its readers (a constant is converted at build time); a blocked
 //      tensor read outside its region, or a graph output, comes back through

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -192,10 +193,9 @@ TEST(LayoutNchwcTest, LoneConvAndOddChannelsStayNchw) {
   }
 }
 
-// Two 1x1 Convs whose outputs are added: with one input they convert (2
-// copying conversions: x in, y out); with an input each, 3 conversions for
-// 2 Convs do not pay.
-TEST(LayoutNchwcTest, RegionOfMostlyConversionsStaysNchw) {
+// Two 1x1 Convs whose outputs are added, reading one input or one each:
+// one conversion per input, shared by its readers.
+TEST(LayoutNchwcTest, OneConversionPerEnteringTensor) {
   for (const bool shared_input : {true, false}) {
     IrBuilder b;
     const Shape s = {1, 8, 4, 4};
@@ -206,8 +206,14 @@ TEST(LayoutNchwcTest, RegionOfMostlyConversionsStaysNchw) {
     AddConv(b, {x2, w}, a2, "c2");
     b.Node("Add", {a1, a2}, {y});
     b.Output(y);
-    EXPECT_EQ(RunPass(b), shared_input ? 3 : 0) << shared_input;
-    EXPECT_EQ(b.FindNode("ConvNchwc") != nullptr, shared_input);
+    EXPECT_EQ(RunPass(b), 3) << shared_input;
+    const std::vector<std::string> ops = Ops(b.g);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "ToNchwc"), shared_input ? 1 : 2);
+    const ir::Node* c1 = Named(b.g, "c1");
+    const ir::Node* c2 = Named(b.g, "c2");
+    ASSERT_TRUE(c1 && c2);
+    EXPECT_EQ(c1->inputs[1], c2->inputs[1]);  // one blocked copy of the shared weights
+    EXPECT_EQ(c1->inputs[0] == c2->inputs[0], shared_input);
   }
 }
 

@@ -76,8 +76,7 @@ Pipeline DefaultPipeline() {
   p.Add(Phase::kPostPlacement, MakeLayoutNchwc(),
         "run regions of >= 2 float32 CPU Convs (group 1 or depthwise, channels multiples of 8) and the elementwise, "
         "Concat and global pooling nodes between them in the channel-blocked layout NCHW8c (weights reordered at "
-        "build time, one conversion per tensor entering or leaving a region, no more copying conversions than "
-        "Convs)");
+        "build time, one conversion per tensor entering or leaving a region)");
   return p;
 }
 
