@@ -115,11 +115,11 @@ TEST(BuilderTest, DumpGraphWritesOneDotPerStage) {
   std::vector<uint8_t> bytes;
   Status s = BuildPlanWithRegistry(ConvBnRelu().Save(dir.File("m.onnx")), options, r, &bytes, &report);
   ASSERT_TRUE(s.ok()) << s.message();
-  // import, every pass that ran (13 graph, 3 pre-placement, 4 post-placement), placement, final.
-  ASSERT_EQ(report.graph_dumps.size(), 23u);
+  // import, every pass that ran (13 graph, 3 pre-placement, 5 post-placement), placement, final.
+  ASSERT_EQ(report.graph_dumps.size(), 24u);
   EXPECT_EQ(std::filesystem::path(report.graph_dumps.front()).filename(), "00-import.dot");
   EXPECT_EQ(std::filesystem::path(report.graph_dumps[8]).filename(), "08-graph-fuse_conv_batchnorm.dot");
-  EXPECT_EQ(std::filesystem::path(report.graph_dumps.back()).filename(), "22-final.dot");
+  EXPECT_EQ(std::filesystem::path(report.graph_dumps.back()).filename(), "23-final.dot");
   for (const std::string& f : report.graph_dumps) {
     std::ifstream in(f);
     std::string first;
@@ -129,7 +129,7 @@ TEST(BuilderTest, DumpGraphWritesOneDotPerStage) {
   std::ifstream final_dot(report.graph_dumps.back());
   const std::string text((std::istreambuf_iterator<char>(final_dot)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("Conv+BatchNormalization+Relu"), std::string::npos) << text;
-  EXPECT_EQ(report.graph_svgs == 0 || report.graph_svgs == 23, true);
+  EXPECT_EQ(report.graph_svgs == 0 || report.graph_svgs == 24, true);
 
   // A directory that cannot be made is an error naming it, before any work.
   std::ofstream(dir.File("file")) << "x";
@@ -292,6 +292,14 @@ OnnxModel ResidualBlock() {
   return m;
 }
 
+// -O3 with the Convs in the NCHW layout (no layout_nchwc), for tests of the
+// NCHW Conv's fusions and derived constants.
+BuildOptions NchwOptions() {
+  BuildOptions options;
+  options.disabled_passes = {"layout_nchwc"};
+  return options;
+}
+
 // Runs plan bytes on `x` with the CPU kernels; returns the output y (y_size floats).
 std::vector<float> RunPlan(const std::vector<uint8_t>& plan, const std::vector<float>& x, size_t y_size) {
   std::shared_ptr<const Engine> engine;
@@ -335,7 +343,7 @@ TEST(BuilderTest, ConvResidualAddFusesAndRuns) {
   const std::string model = ResidualBlock().Save(dir.File("m.onnx"));
   BuildReport report;
   std::vector<uint8_t> fused;
-  ASSERT_TRUE(BuildPlan(model, {}, &fused, &report).ok());
+  ASSERT_TRUE(BuildPlan(model, NchwOptions(), &fused, &report).ok());
   EXPECT_EQ(report.plan_nodes, 3);
   EXPECT_NE(std::find(report.passes_applied.begin(), report.passes_applied.end(), "fuse_conv_add: 2 nodes"),
             report.passes_applied.end());
@@ -467,8 +475,8 @@ TEST(BuilderTest, PrepackStoresDerivedConstantsThatRunTheSame) {
   const std::string model = ResidualBlock().Save(dir.File("m.onnx"));
   BuildReport packed_report, plain_report;
   std::vector<uint8_t> packed, plain;
-  ASSERT_TRUE(BuildPlan(model, {}, &packed, &packed_report).ok());
-  BuildOptions no_prepack;
+  ASSERT_TRUE(BuildPlan(model, NchwOptions(), &packed, &packed_report).ok());
+  BuildOptions no_prepack = NchwOptions();
   no_prepack.prepack = false;
   ASSERT_TRUE(BuildPlan(model, no_prepack, &plain, &plain_report).ok());
   EXPECT_EQ(packed_report.derived_nodes, 3);

@@ -19,6 +19,7 @@
 #include "builder/passes/fuse_gelu.h"
 #include "builder/passes/fuse_layer_norm.h"
 #include "builder/passes/fuse_swish.h"
+#include "builder/passes/layout_nchwc.h"
 #include "builder/passes/space_to_depth_stem.h"
 
 namespace loom {
@@ -72,6 +73,10 @@ Pipeline DefaultPipeline() {
   p.Add(Phase::kPostPlacement, MakeFuseElementwiseChain(),
         "run a chain of float32 elementwise CPU nodes (unary ops, Clip, Add/Sub/Mul/Div/Pow/Max/Min by a scalar, a "
         "per-channel or a full-shape operand) as one loom.ElementwiseChain node, block by block in L1");
+  p.Add(Phase::kPostPlacement, MakeLayoutNchwc(),
+        "run regions of >= 2 float32 CPU Convs (group 1 or depthwise, channels multiples of 8) and the elementwise, "
+        "Concat and global pooling nodes between them in the channel-blocked layout NCHW8c (weights reordered at "
+        "build time, one conversion per tensor entering or leaving a region)");
   return p;
 }
 

@@ -46,8 +46,8 @@ TEST(PipelineTest, ListsEveryPassUnderItsPhase) {
                                              "fuse_conv_batchnorm", "fuse_layer_norm", "fuse_gelu",
                                              "fold_scale_into_conv", "fuse_bias_add", "fold_transpose"}));
   EXPECT_EQ(pre, (std::vector<std::string>{"space_to_depth_stem", "fuse_swish", "fuse_activation"}));
-  EXPECT_EQ(post,
-            (std::vector<std::string>{"fuse_conv_add", "fuse_swish", "fuse_activation", "fuse_elementwise_chain"}));
+  EXPECT_EQ(post, (std::vector<std::string>{"fuse_conv_add", "fuse_swish", "fuse_activation", "fuse_elementwise_chain",
+                                            "layout_nchwc"}));
   EXPECT_STREQ(PhaseName(Phase::kPrePlacement), "pre-placement");
   EXPECT_STREQ(PhaseName(Phase::kPostPlacement), "post-placement");
 }

@@ -12,9 +12,11 @@
 namespace loom {
 namespace testing {
 
-// Returns the number of nodes the pass reports changed.
-inline int RunPass(passes::Pass& pass, IrBuilder& b) {
+// Returns the number of nodes the pass reports changed. `registry` null:
+// the built-in kernels.
+inline int RunPass(passes::Pass& pass, IrBuilder& b, const KernelRegistry* registry = nullptr) {
   passes::PassContext ctx;
+  if (registry != nullptr) ctx.registry = registry;
   int changes = 0;
   const Status s = pass.Run(b.g, ctx, &changes);
   EXPECT_TRUE(s.ok()) << s.message();
