@@ -26,9 +26,10 @@ namespace {
 // Eight floats with GCC's vector extensions: two SSE2 registers on x86-64,
 // two NEON registers on ARM, scalar code where the ISA has no vectors.
 typedef float Float8 __attribute__((vector_size(32)));
+typedef float Float4 __attribute__((vector_size(16)));
 struct GenericTag {};
 
-constexpr PoolNchwcIsa kGeneric = pool_nchwc::PoolNchwcImpl<Float8, GenericTag>::MakeIsa("generic");
+constexpr PoolNchwcIsa kGeneric = pool_nchwc::PoolNchwcImpl<Float8, Float4, GenericTag>::MakeIsa("generic");
 
 const PoolNchwcIsa& ChooseIsa() {
   // The NCHW pooling kernels' path (the GEMM's choice, LOOM_CPU_ISA included);
@@ -48,18 +49,10 @@ void AxisTables(const WindowGeometry& g, int a, bool count_include_pad, std::vec
   hi_out->resize(g.out[a]);
   div_out->resize(g.out[a]);
   for (int64_t o = 0; o < g.out[a]; ++o) {
-    const int64_t start = o * g.stride[a] - g.pad_begin[a];
-    int64_t lo = 0, hi = 0, padded = 0;
-    for (int64_t k = 0; k < g.kernel[a]; ++k) {
-      const int64_t pos = start + k * g.dilation[a];
-      if (pos < 0) lo = k + 1;
-      if (pos < g.in[a]) hi = k + 1;
-      if (pos < g.in[a] + g.pad_end[a]) ++padded;
-    }
-    if (hi < lo) hi = lo;
-    const int64_t count = count_include_pad ? padded : hi - lo;
-    (*lo_out)[o] = lo;
-    (*hi_out)[o] = hi;
+    const WindowTaps t = g.Taps(a, o);
+    const int64_t count = count_include_pad ? t.padded : t.hi - t.lo;
+    (*lo_out)[o] = t.lo;
+    (*hi_out)[o] = t.hi;
     (*div_out)[o] = count > 0 ? static_cast<float>(count) : 1.f;
   }
 }
@@ -74,7 +67,8 @@ Status ParseNchwcPool(const KernelSetup& setup, PoolKind kind, WindowGeometry* g
   if (setup.inputs.size() != 1 || !setup.HasInput(0))
     return setup.Invalid("expects 1 input, got " + std::to_string(setup.inputs.size()));
   const TensorInfo& x = setup.inputs[0];
-  if (x.dtype != DType::kFloat32) return setup.Invalid(std::string("X has dtype ") + DTypeName(x.dtype) + ", expected float32");
+  if (x.dtype != DType::kFloat32)
+    return setup.Invalid(std::string("X has dtype ") + DTypeName(x.dtype) + ", expected float32");
   if (x.rank() != 5)
     return setup.Invalid("X has " + std::to_string(x.rank()) + " dims, expected 5 ([N, C/8, H, W, 8])");
   if (x.shape[4] != kNchwcBlock)
@@ -83,7 +77,8 @@ Status ParseNchwcPool(const KernelSetup& setup, PoolKind kind, WindowGeometry* g
   RETURN_IF_ERROR(CheckShape(setup, "X", x.shape));
   std::string auto_pad;
   RETURN_IF_ERROR(ReadStringAttr(setup, "auto_pad", "NOTSET", &auto_pad));
-  if (auto_pad != "NOTSET") return setup.Unsupported("attribute auto_pad '" + auto_pad + "' (only NOTSET, explicit pads)");
+  if (auto_pad != "NOTSET")
+    return setup.Unsupported("attribute auto_pad '" + auto_pad + "' (only NOTSET, explicit pads)");
   int64_t v = 0;
   if (kind == PoolKind::kMax) {
     RETURN_IF_ERROR(ReadIntAttr(setup, "storage_order", 0, &v));  // only Indices would depend on it
@@ -199,9 +194,7 @@ std::vector<const PoolNchwcIsa*> SupportedPoolNchwcIsas() {
 }
 
 std::unique_ptr<Kernel> MakeMaxPoolNchwcKernel() { return std::make_unique<PoolNchwcKernel>(PoolKind::kMax); }
-std::unique_ptr<Kernel> MakeAveragePoolNchwcKernel() {
-  return std::make_unique<PoolNchwcKernel>(PoolKind::kAverage);
-}
+std::unique_ptr<Kernel> MakeAveragePoolNchwcKernel() { return std::make_unique<PoolNchwcKernel>(PoolKind::kAverage); }
 
 }  // namespace nn
 }  // namespace loom

@@ -18,7 +18,7 @@ namespace {
 typedef float Float8 __attribute__((vector_size(32)));
 struct Avx2Tag {};
 
-constexpr PoolNchwcIsa kAvx2 = pool_nchwc::PoolNchwcImpl<Float8, Avx2Tag>::MakeIsa("avx2");
+constexpr PoolNchwcIsa kAvx2 = pool_nchwc::PoolNchwcImpl<Float8, Float8, Avx2Tag>::MakeIsa("avx2");
 
 }  // namespace
 }  // namespace nn

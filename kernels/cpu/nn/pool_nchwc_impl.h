@@ -15,10 +15,13 @@ namespace loom {
 namespace nn {
 namespace pool_nchwc {
 
-// V: 8 floats (one channel block).
-template <typename V, typename Tag>
+// V: 8 floats (one channel block). P: V itself or a vector of 4 floats, the
+// part a max is written over (GCC turns a > b ? a : b over 4-float parts
+// into maxps on SSE2, but over a 32-byte vector without AVX into scalars).
+template <typename V, typename P, typename Tag>
 struct PoolNchwcImpl {
   static_assert(sizeof(V) == kNchwcBlock * sizeof(float), "one vector per channel block");
+  static_assert(sizeof(V) % sizeof(P) == 0, "V must hold whole parts");
   static constexpr int64_t kB = kNchwcBlock;
 
   static V Load(const float* p) {
@@ -29,10 +32,18 @@ struct PoolNchwcImpl {
   static void Store(float* p, V v) { std::memcpy(p, &v, sizeof(v)); }
   static V Splat(float x) { return V{} + x; }
   // The NCHW kernel's reduction step (pool_f32_impl.h): maxps' a > b ? a : b.
+  static V Max(V a, V b) {
+    constexpr int kParts = sizeof(V) / sizeof(P);
+    P pa[kParts], pb[kParts];
+    std::memcpy(pa, &a, sizeof(a));
+    std::memcpy(pb, &b, sizeof(b));
+    for (int i = 0; i < kParts; ++i) pa[i] = pa[i] > pb[i] ? pa[i] : pb[i];
+    std::memcpy(&a, pa, sizeof(a));
+    return a;
+  }
   template <bool kMax>
   static V Op(V a, V b) {
-    if (kMax) return a > b ? a : b;
-    return a + b;
+    return kMax ? Max(a, b) : a + b;
   }
   template <bool kMax>
   static V Identity() {
@@ -59,6 +70,18 @@ struct PoolNchwcImpl {
                        float* yr) {
     const int64_t row_stride = p.in_w * kB, kw = KW ? KW : p.kernel_w, step = p.stride_w * kB;
     const float* x = xr + (begin * p.stride_w - p.pad_left) * kB;
+    if (KW == 3 && p.stride_w == 2 && begin < end) {
+      // Neighbouring windows share a column: reduce it once.
+      V first = Column<kMax, KH>(x, row_stride, nh);
+      for (int64_t ow = begin; ow < end; ++ow, x += step) {
+        const V last = Column<kMax, KH>(x + 2 * kB, row_stride, nh);
+        V acc = Op<kMax>(Op<kMax>(first, Column<kMax, KH>(x + kB, row_stride, nh)), last);
+        first = last;
+        if (!kMax) acc = acc / div;
+        Store(yr + ow * kB, acc);
+      }
+      return;
+    }
     for (int64_t ow = begin; ow < end; ++ow, x += step) {
       V acc = Column<kMax, KH>(x, row_stride, nh);
       for (int64_t k = 1; k < kw; ++k) acc = Op<kMax>(acc, Column<kMax, KH>(x + k * kB, row_stride, nh));

@@ -4,7 +4,6 @@
 #include "kernels/cpu/nn/pool_nchwc.h"
 
 #include <gtest/gtest.h>
-
 #include <time.h>
 
 #include <chrono>
@@ -40,10 +39,11 @@ struct Case {
 
   std::string ToString() const {
     char s[256];
-    std::snprintf(s, sizeof(s), "x %lldx%lldx%lldx%lld kernel %lldx%lld strides %lld,%lld dilations %lld,%lld "
+    std::snprintf(s, sizeof(s),
+                  "x %lldx%lldx%lldx%lld kernel %lldx%lld strides %lld,%lld dilations %lld,%lld "
                   "pads %lld,%lld,%lld,%lld ceil_mode %d count_include_pad %d",
-                  (long long)n, (long long)c, (long long)h, (long long)w, (long long)kh, (long long)kw,
-                  (long long)sh, (long long)sw, (long long)dh, (long long)dw, (long long)pads[0], (long long)pads[1],
+                  (long long)n, (long long)c, (long long)h, (long long)w, (long long)kh, (long long)kw, (long long)sh,
+                  (long long)sw, (long long)dh, (long long)dw, (long long)pads[0], (long long)pads[1],
                   (long long)pads[2], (long long)pads[3], ceil_mode, count_include_pad);
     return s;
   }
@@ -265,9 +265,9 @@ TEST(PoolNchwc, BadInputs) {
   const StatusCode kInvalid = StatusCode::kInvalidArgument;
   expect(Prepare("MaxPoolNchwc", good, TestTensor::Of<float>({2, 5, 5, 8}, std::vector<float>(400)), {{2, 3, 3, 8}}),
          kInvalid, "expected 5");
-  expect(Prepare("MaxPoolNchwc", good, TestTensor::Of<float>({1, 4, 5, 5, 4}, std::vector<float>(400)),
-                 {{1, 4, 3, 3, 4}}),
-         kInvalid, "expected 8");
+  expect(
+      Prepare("MaxPoolNchwc", good, TestTensor::Of<float>({1, 4, 5, 5, 4}, std::vector<float>(400)), {{1, 4, 3, 3, 4}}),
+      kInvalid, "expected 8");
   expect(Prepare("AveragePoolNchwc", good, TestTensor::Of<int32_t>({1, 2, 5, 5, 8}, std::vector<int32_t>(400)), {y}),
          kInvalid, "float32");
   expect(Prepare("MaxPoolNchwc", good, x, {{1, 2, 4, 4, 8}}), kInvalid, "shape");
@@ -340,11 +340,15 @@ double TimeKernel(const char* id, const char* op, const Attributes& attrs, const
   return best;
 }
 
-// SqueezeNet's pools, blocked against NCHW on one thread (reported, not asserted).
+// SqueezeNet's pools and a 2x2/2 one, blocked against NCHW on one thread
+// (reported, not asserted).
 TEST(PoolNchwc, LayerTimings) {
   // A measurement, not a check: opt in with LOOM_KERNEL_TIMINGS=1.
   if (!std::getenv("LOOM_KERNEL_TIMINGS")) GTEST_SKIP() << "set LOOM_KERNEL_TIMINGS=1 to print timings";
-  for (const Case& c : {Squeeze(64, 111), Squeeze(128, 55), Squeeze(256, 27)}) {
+  Case two = Squeeze(64, 112);
+  two.kh = two.kw = 2;
+  two.ceil_mode = false;
+  for (const Case& c : {Squeeze(64, 111), Squeeze(128, 55), Squeeze(256, 27), two}) {
     const int64_t o = OutDim(c.h, c.kh, c.sh, c.dh, c.pads[0], c.pads[2], c.ceil_mode);
     const std::vector<float> x = RandomInput(c.c * c.h * c.w, 1, false);
     const TestTensor xn = TestTensor::Of<float>({1, c.c, c.h, c.w}, x);
@@ -356,9 +360,9 @@ TEST(PoolNchwc, LayerTimings) {
       const double nchw = TimeKernel(max ? "cpu.MaxPool" : "cpu.AveragePool", op, attrs, xn, {1, c.c, o, o}, 50);
       const double nchwc =
           TimeKernel(blocked_id.c_str(), (std::string(op) + "Nchwc").c_str(), attrs, xb, {1, c.c / kB, o, o, kB}, 50);
-      std::printf("[%s] %-11s %3lldch %3lld->%lld 3x3/2 ceil: NCHW %.3f ms, NCHWc %.3f ms (x%.2f)\n",
-                  ActivePoolNchwcIsa().name, op, (long long)c.c, (long long)c.h, (long long)o, nchw * 1e3,
-                  nchwc * 1e3, nchw / nchwc);
+      std::printf("[%s] %-11s %3lldch %3lld->%lld %lldx%lld/%lld ceil_mode %d: NCHW %.3f ms, NCHWc %.3f ms (x%.2f)\n",
+                  ActivePoolNchwcIsa().name, op, (long long)c.c, (long long)c.h, (long long)o, (long long)c.kh,
+                  (long long)c.kw, (long long)c.sh, c.ceil_mode, nchw * 1e3, nchwc * 1e3, nchw / nchwc);
     }
   }
 }
