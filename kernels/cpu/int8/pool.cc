@@ -143,17 +143,10 @@ Status PoolKernel::Prepare(const KernelSetup& setup) {
     hi_[a].assign(g_.out[a], 0);
     padded[a].assign(g_.out[a], 0);
     for (int64_t o = 0; o < g_.out[a]; ++o) {
-      const int64_t start = o * g_.stride[a] - g_.pad_begin[a];
-      int64_t lo = 0, hi = 0, n = 0;
-      for (int64_t k = 0; k < g_.kernel[a]; ++k) {
-        const int64_t pos = start + k * g_.dilation[a];
-        if (pos < 0) lo = k + 1;
-        if (pos < g_.in[a]) hi = k + 1;
-        if (pos < g_.in[a] + g_.pad_end[a]) ++n;  // pos >= -pad_begin always holds
-      }
-      lo_[a][o] = lo;
-      hi_[a][o] = hi > lo ? hi : lo;
-      padded[a][o] = n;
+      const nn::WindowTaps t = g_.Taps(a, o);
+      lo_[a][o] = t.lo;
+      hi_[a][o] = t.hi;
+      padded[a][o] = t.padded;
     }
   }
   // The w windows wholly inside the input are consecutive (their starts increase).

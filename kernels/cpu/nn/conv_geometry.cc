@@ -20,6 +20,19 @@ bool WindowGeometry::HasPadding() const {
   return false;
 }
 
+WindowTaps WindowGeometry::Taps(int a, int64_t o) const {
+  const int64_t start = o * stride[a] - pad_begin[a];
+  WindowTaps t;
+  for (int64_t k = 0; k < kernel[a]; ++k) {
+    const int64_t pos = start + k * dilation[a];
+    if (pos < 0) t.lo = k + 1;
+    if (pos < in[a]) t.hi = k + 1;
+    if (pos < in[a] + pad_end[a]) ++t.padded;  // pos >= -pad_begin always holds
+  }
+  if (t.hi < t.lo) t.hi = t.lo;
+  return t;
+}
+
 std::vector<int64_t> WindowGeometry::OutDims() const {
   return std::vector<int64_t>(out + kMaxSpatialRank - rank, out + kMaxSpatialRank);
 }

@@ -18,6 +18,13 @@ namespace nn {
 
 constexpr int kMaxSpatialRank = 3;
 
+// The taps of one output position's window along one axis: tap indices
+// [lo, hi) fall inside the input (hi == lo: none), `padded` of them inside
+// the padded extent (AveragePool's count_include_pad divisor).
+struct WindowTaps {
+  int64_t lo = 0, hi = 0, padded = 0;
+};
+
 struct WindowGeometry {
   int rank = 0;  // spatial rank as given (1..3)
   int64_t in[kMaxSpatialRank] = {1, 1, 1};
@@ -34,6 +41,8 @@ struct WindowGeometry {
   bool HasPadding() const;
   // Extent of the dilated window along axis a.
   int64_t Extent(int a) const { return (kernel[a] - 1) * dilation[a] + 1; }
+  // The window taps of output index o along axis a.
+  WindowTaps Taps(int a, int64_t o) const;
   // The given-rank output dims (for building/checking output shapes).
   std::vector<int64_t> OutDims() const;
 };

@@ -106,17 +106,10 @@ Status PoolKernel::Prepare(const KernelSetup& setup) {
     hi_[a].resize(g_.out[a]);
     padded_count_[a].resize(g_.out[a]);
     for (int64_t o = 0; o < g_.out[a]; ++o) {
-      const int64_t start = o * g_.stride[a] - g_.pad_begin[a], d = g_.dilation[a];
-      int64_t lo = 0, hi = 0, padded = 0;
-      for (int64_t k = 0; k < g_.kernel[a]; ++k) {
-        const int64_t pos = start + k * d;
-        if (pos < 0) lo = k + 1;
-        if (pos < g_.in[a]) hi = k + 1;
-        if (pos < g_.in[a] + g_.pad_end[a]) ++padded;  // pos >= -pad_begin always holds
-      }
-      lo_[a][o] = lo;
-      hi_[a][o] = hi > lo ? hi : lo;
-      padded_count_[a][o] = padded;
+      const WindowTaps t = g_.Taps(a, o);
+      lo_[a][o] = t.lo;
+      hi_[a][o] = t.hi;
+      padded_count_[a][o] = t.padded;
     }
   }
   fast_ = false;

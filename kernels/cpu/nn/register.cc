@@ -10,6 +10,8 @@ namespace nn {
 #define LOOM_KERNEL(op, factory) std::unique_ptr<Kernel> factory();
 #include "kernels/cpu/nn/kernels.def"
 #undef LOOM_KERNEL
+std::unique_ptr<Kernel> MakeMaxPoolNchwcKernel();      // pool_nchwc.cc
+std::unique_ptr<Kernel> MakeAveragePoolNchwcKernel();  // pool_nchwc.cc
 
 }  // namespace nn
 
@@ -17,6 +19,10 @@ void RegisterCpuNnKernels(KernelRegistry* r) {
 #define LOOM_KERNEL(op, factory) r->AddCpu(op, nn::factory);
 #include "kernels/cpu/nn/kernels.def"
 #undef LOOM_KERNEL
+  // MaxPool and AveragePool on the channel-blocked layout [N, C/8, H, W, 8]
+  // (builder/passes/layout_nchwc.h).
+  r->AddCpu("MaxPoolNchwc", nn::MakeMaxPoolNchwcKernel, "loom", "loom");
+  r->AddCpu("AveragePoolNchwc", nn::MakeAveragePoolNchwcKernel, "loom", "loom");
 }
 
 }  // namespace loom
