@@ -20,7 +20,7 @@ namespace {
 
 constexpr int64_t kBlock = 8;
 
-enum class Kind { kNone, kConv, kDepthwise, kUnary, kBinary, kConcat, kGlobalPool };
+enum class Kind { kNone, kConv, kDepthwise, kUnary, kBinary, kConcat, kGlobalPool, kPool };
 
 // A node that may join a region: its kind, the input slots that hold blocked
 // tensors inside a region and, for a Conv, its explicit geometry.
@@ -32,7 +32,7 @@ struct Member {
 
 // Which NCHWc kernels the registry has.
 struct Available {
-  bool conversions = false, conv = false, depthwise = false;
+  bool conversions = false, conv = false, depthwise = false, pool = false;
 };
 
 bool HasCpuKernel(const KernelRegistry& r, const char* op) {
@@ -137,6 +137,19 @@ bool GlobalPoolMember(const ir::Graph& g, const ir::Node& n, Member* m) {
   return true;
 }
 
+// MaxPool (without Indices) and AveragePool over 2-D windows with explicit
+// pads: the same attributes on the blocked tensors.
+bool PoolMember(const ir::Graph& g, const ir::Node& n, const Available& available, Member* m) {
+  if (!available.pool || !n.domain.empty() || (n.op != "MaxPool" && n.op != "AveragePool") || n.inputs.size() != 1 ||
+      !Blockable(g, n.inputs[0]) || !Blockable(g, n.outputs[0]))
+    return false;
+  const Attribute* auto_pad = n.attrs.Find("auto_pad");
+  if (auto_pad && auto_pad->s != "NOTSET") return false;
+  m->kind = Kind::kPool;
+  m->blocked_slots = {0};
+  return true;
+}
+
 // Whether the NCHW Conv would run this group-1 conv through Winograd
 // (kernels/cpu/nn/conv.cc): such convs stay NCHW.
 bool NchwConvUsesWinograd(const Shape& x, int64_t cout, const nn::WindowGeometry& geo) {
@@ -200,7 +213,7 @@ Member Classify(const ir::Graph& g, const ir::Node& n, const Available& availabl
   Member m;
   if (n.dead || n.device != Device::kCpu || n.outputs.size() != 1 || n.outputs[0] < 0) return m;
   if (!(ConvMember(g, n, available, &m) || UnaryMember(g, n, &m) || BinaryMember(g, n, &m) || ConcatMember(g, n, &m) ||
-        GlobalPoolMember(g, n, &m)))
+        GlobalPoolMember(g, n, &m) || PoolMember(g, n, available, &m)))
     m = Member();
   return m;
 }
@@ -415,6 +428,13 @@ class Rewriter {
         n->attrs.SetInt("keepdims", 1);
         n->fused.push_back("GlobalAveragePool");
         break;
+      case Kind::kPool:
+        n->op += "Nchwc";
+        n->domain = "loom";
+        n->opset = 1;
+        n->attrs.Erase("auto_pad");
+        n->attrs.Erase("storage_order");
+        break;
       default:
         break;
     }
@@ -439,6 +459,7 @@ class LayoutNchwc : public Pass {
     available.conversions = HasCpuKernel(*ctx.registry, "ToNchwc") && HasCpuKernel(*ctx.registry, "FromNchwc");
     available.conv = HasCpuKernel(*ctx.registry, "ConvNchwc");
     available.depthwise = HasCpuKernel(*ctx.registry, "DepthwiseConvNchwc");
+    available.pool = HasCpuKernel(*ctx.registry, "MaxPoolNchwc") && HasCpuKernel(*ctx.registry, "AveragePoolNchwc");
     if (!available.conversions || !(available.conv || available.depthwise)) return Status::Ok();
     std::vector<Member> members;
     members.reserve(g.nodes().size());

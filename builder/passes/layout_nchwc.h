@@ -11,8 +11,9 @@
 //      around them: unary elementwise ops, Add/Sub/Mul/Div/Max/Min of
 //      tensors of one shape or by a scalar or a per-channel [N, C, 1, 1]
 //      tensor, Concat along the channels, GlobalAveragePool (ReduceMean over
-//      the 5-D tensor's H and W). loom.ElementwiseChain and the rest bound
-//      regions.
+//      the 5-D tensor's H and W), MaxPool (no Indices) and AveragePool with
+//      explicit pads (loom.MaxPoolNchwc / loom.AveragePoolNchwc, when
+//      registered). loom.ElementwiseChain and the rest bound regions.
 //   2. Regions: members connected through the tensors they pass one
 //      another. A region with at least 2 Convs is converted (one Conv does
 //      not pay for the conversions); its tensors become 5-D.

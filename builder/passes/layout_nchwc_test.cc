@@ -282,6 +282,57 @@ TEST(LayoutNchwcTest, SqueezeExcitationUsesReshapes) {
   EXPECT_EQ(ShapeOf(b.g, scale->inputs[1]), (Shape{1, 2, 1, 1, 8}));
 }
 
+// A MaxPool (ceil_mode, SqueezeNet style) and an AveragePool between
+// blocked Convs join their region when the NCHWc pooling kernels are
+// registered; their attributes stay, auto_pad NOTSET and storage_order go.
+TEST(LayoutNchwcTest, PoolsBetweenConvsJoin) {
+  IrBuilder b;
+  const int x = b.Input("x", {1, 8, 9, 9});
+  const int w1 = b.Const("w1", {16, 8, 1, 1}, Ramp(128)), w2 = b.Const("w2", {8, 16, 1, 1}, Ramp(128));
+  const int a = b.Tensor("a", {1, 16, 9, 9}), p = b.Tensor("p", {1, 16, 4, 4}), q = b.Tensor("q", {1, 16, 2, 2});
+  const int y = b.Tensor("y", {1, 8, 2, 2});
+  AddConv(b, {x, w1}, a, "c1");
+  ir::Node& max = b.node(b.Node("MaxPool", {a}, {p}, "max"));
+  max.attrs.SetInts("kernel_shape", {3, 3});
+  max.attrs.SetInts("strides", {2, 2});
+  max.attrs.SetInt("ceil_mode", 1);
+  max.attrs.SetString("auto_pad", "NOTSET");
+  max.attrs.SetInt("storage_order", 0);
+  ir::Node& avg = b.node(b.Node("AveragePool", {p}, {q}, "avg"));
+  avg.attrs.SetInts("kernel_shape", {2, 2});
+  avg.attrs.SetInts("strides", {2, 2});
+  AddConv(b, {q, w2}, y, "c2");
+  b.Output(y);
+  EXPECT_EQ(RunPass(b), 4);
+  EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"ToNchwc", "ConvNchwc", "MaxPoolNchwc", "AveragePoolNchwc",
+                                                "ConvNchwc", "FromNchwc"}));
+  const ir::Node* pool = Named(b.g, "max");
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->domain, "loom");
+  EXPECT_EQ(pool->attrs.GetInts("kernel_shape"), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(pool->attrs.GetInt("ceil_mode", 0), 1);
+  EXPECT_EQ(pool->attrs.Find("auto_pad"), nullptr);
+  EXPECT_EQ(pool->attrs.Find("storage_order"), nullptr);
+  EXPECT_EQ(ShapeOf(b.g, pool->outputs[0]), (Shape{1, 2, 4, 4, 8}));
+}
+
+// A MaxPool with auto_pad SAME_UPPER stays NCHW (and splits the region).
+TEST(LayoutNchwcTest, PoolWithAutoPadStays) {
+  IrBuilder b;
+  const int x = b.Input("x", {1, 8, 8, 8});
+  const int w1 = b.Const("w1", {16, 8, 1, 1}, Ramp(128)), w2 = b.Const("w2", {8, 16, 1, 1}, Ramp(128));
+  const int a = b.Tensor("a", {1, 16, 8, 8}), p = b.Tensor("p", {1, 16, 4, 4}), y = b.Tensor("y", {1, 8, 4, 4});
+  AddConv(b, {x, w1}, a, "c1");
+  ir::Node& max = b.node(b.Node("MaxPool", {a}, {p}, "max"));
+  max.attrs.SetInts("kernel_shape", {2, 2});
+  max.attrs.SetInts("strides", {2, 2});
+  max.attrs.SetString("auto_pad", "SAME_UPPER");
+  AddConv(b, {p, w2}, y, "c2");
+  b.Output(y);
+  EXPECT_EQ(RunPass(b), 0);
+  EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"Conv", "MaxPool", "Conv"}));
+}
+
 // SqueezeNet fire module: squeeze 1x1 (Relu node), two expands, Concat along
 // the channels (axis -3), a per-channel constant Mul; the Concat output is
 // also a graph output, read as NCHW by a Softmax.
