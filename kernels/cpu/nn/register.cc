@@ -10,6 +10,7 @@ namespace nn {
 #define LOOM_KERNEL(op, factory) std::unique_ptr<Kernel> factory();
 #include "kernels/cpu/nn/kernels.def"
 #undef LOOM_KERNEL
+std::unique_ptr<Kernel> MakeConvNchwcKernel();  // conv_nchwc.cc
 
 }  // namespace nn
 
@@ -17,6 +18,8 @@ void RegisterCpuNnKernels(KernelRegistry* r) {
 #define LOOM_KERNEL(op, factory) r->AddCpu(op, nn::factory);
 #include "kernels/cpu/nn/kernels.def"
 #undef LOOM_KERNEL
+  // Conv on channel-blocked NCHW8c tensors (builder/passes/layout_nchwc).
+  r->AddCpu("ConvNchwc", nn::MakeConvNchwcKernel, "loom", "loom");
 }
 
 }  // namespace loom
