@@ -3,7 +3,8 @@
 //   Y [N, Cout/8, OH, OW, 8] = act(conv(X, W) + B + R).
 //
 // The register tile is up to 6 output pixels x 2 output blocks (16 output
-// channels) in 12 vector accumulators. Per input channel: 2 weight vector
+// channels) in 12 vector accumulators (an odd last block: 12 pixels x 1
+// block). Per input channel: 2 weight vector
 // loads (the 8 output channels of each block for that input channel, read
 // in order from W as it arrives), up to 6 broadcasts of X and 12
 // multiply-adds. Bias, residual and the piecewise-linear activations are

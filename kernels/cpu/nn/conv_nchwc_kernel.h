@@ -35,7 +35,10 @@ LOOM_NCHWC_INLINE void Unroll(F&& f) {
 #define LOOM_NCHWC_LAMBDA __attribute__((always_inline))
 
 constexpr int kB = kNchwcBlock;
-constexpr int kTile = 6;  // output pixels per register tile
+// Output pixels per register tile of NB blocks: 12 accumulators either way
+// (6 pixels x 2 blocks, or 12 pixels of an odd last block).
+template <int NB>
+constexpr int kTile = NB == 2 ? 6 : 12;
 
 // The input outside the image: 8 zero channels.
 alignas(32) inline constexpr float kZeros[kB] = {};
@@ -59,11 +62,11 @@ LOOM_NCHWC_INLINE void Fma8(typename V::T (&acc)[NB][NP], const float* const (&p
 }
 
 // Stores the tile at y (pixel 0 of block 0; blocks `block_stride` floats
-// apart) after adding the bias, the residual (laid out as y) and the
-// activation.
-template <class V, int NP, int NB>
-LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[NB][NP], const VectorActivation<V>& act, const float* bias,
-                                 const float* residual, float* y, int64_t block_stride) {
+// apart) after adding the bias and the residual (laid out as y) and applying
+// f, the activation.
+template <class V, int NP, int NB, typename F>
+LOOM_NCHWC_INLINE void StoreTileWith(const typename V::T (&acc)[NB][NP], F f, const float* bias, const float* residual,
+                                     float* y, int64_t block_stride) {
   using T = typename V::T;
   Unroll<NB>([&](auto b) LOOM_NCHWC_LAMBDA {
     const T bv = bias ? V::Load(bias + b * kB) : V::Zero();
@@ -72,9 +75,50 @@ LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[NB][NP], const Vecto
     Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
       T v = V::Add(acc[b][j], bv);
       if (r) v = V::Add(v, V::Load(r + j * kB));
-      V::Store(out + j * kB, act(v));
+      V::Store(out + j * kB, f(v));
     });
   });
+}
+
+// The activations StoreTile applies (function objects: lambdas would not
+// take the path's target options).
+template <class V>
+struct NoActivation {
+  LOOM_NCHWC_INLINE typename V::T operator()(typename V::T v) const { return v; }
+};
+template <class V>
+struct ReluActivation {
+  LOOM_NCHWC_INLINE typename V::T operator()(typename V::T v) const { return V::Max(v, V::Zero()); }
+};
+template <class V>
+struct ClipActivation {
+  typename V::T lo, hi;
+  LOOM_NCHWC_INLINE typename V::T operator()(typename V::T v) const { return V::Min(hi, V::Max(lo, v)); }
+};
+template <class V>
+struct AnyActivation {
+  const VectorActivation<V>* act;
+  LOOM_NCHWC_INLINE typename V::T operator()(typename V::T v) const { return (*act)(v); }
+};
+
+// StoreTileWith with the activation chosen once per tile: Relu, Clip and no
+// activation (Sigmoid, Tanh and Swish are the caller's) inline, the other
+// piecewise-linear ones through VectorActivation.
+template <class V, int NP, int NB>
+LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[NB][NP], const VectorActivation<V>& act, const float* bias,
+                                 const float* residual, float* y, int64_t block_stride) {
+  switch (act.kind) {
+    case ActivationKind::kRelu:
+      return StoreTileWith<V, NP, NB>(acc, ReluActivation<V>(), bias, residual, y, block_stride);
+    case ActivationKind::kClip:
+      return StoreTileWith<V, NP, NB>(acc, ClipActivation<V>{act.lo, act.hi}, bias, residual, y, block_stride);
+    case ActivationKind::kLeakyRelu:
+    case ActivationKind::kHardSigmoid:
+    case ActivationKind::kHardSwish:
+      return StoreTileWith<V, NP, NB>(acc, AnyActivation<V>{&act}, bias, residual, y, block_stride);
+    default:
+      return StoreTileWith<V, NP, NB>(acc, NoActivation<V>(), bias, residual, y, block_stride);
+  }
 }
 
 template <class V, int NP, int NB>
@@ -82,13 +126,13 @@ LOOM_NCHWC_INLINE void ZeroTile(typename V::T (&acc)[NB][NP]) {
   Unroll<NB>([&](auto b) LOOM_NCHWC_LAMBDA { Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA { acc[b][j] = V::Zero(); }); });
 }
 
-// Splits [begin, end) into ceil(len / 6) tiles of nearly equal sizes (so no
-// tile is much narrower than the others) and calls f(start, width).
-template <typename F>
+// Splits [begin, end) into ceil(len / kMax) tiles of nearly equal widths
+// (so no tile is much narrower than the others) and calls f(start, width).
+template <int kMax, typename F>
 inline void ForEachTile(int64_t begin, int64_t end, F&& f) {
   const int64_t len = end - begin;
   if (len <= 0) return;
-  const int64_t tiles = (len + kTile - 1) / kTile, base = len / tiles, extra = len % tiles;
+  const int64_t tiles = (len + kMax - 1) / kMax, base = len / tiles, extra = len % tiles;
   for (int64_t t = 0, p = begin; t < tiles; ++t) {
     const int width = static_cast<int>(base + (t < extra ? 1 : 0));
     f(p, width);
@@ -96,23 +140,13 @@ inline void ForEachTile(int64_t begin, int64_t end, F&& f) {
   }
 }
 
-// f(std::integral_constant<int, width>()) for a width of 1 to 6.
-template <typename F>
+// f(std::integral_constant<int, width>()) for a width of 1 to N.
+template <int N, typename F>
 inline void WithWidth(int width, F&& f) {
-  switch (width) {
-    case 6:
-      return f(std::integral_constant<int, 6>());
-    case 5:
-      return f(std::integral_constant<int, 5>());
-    case 4:
-      return f(std::integral_constant<int, 4>());
-    case 3:
-      return f(std::integral_constant<int, 3>());
-    case 2:
-      return f(std::integral_constant<int, 2>());
-    default:
-      return f(std::integral_constant<int, 1>());
+  if constexpr (N > 1) {
+    if (width < N) return WithWidth<N - 1>(width, f);
   }
+  f(std::integral_constant<int, N>());
 }
 
 // Pointwise: NP pixels from flattened pixel p. A function of its own per
@@ -137,8 +171,8 @@ __attribute__((noinline)) void PointwiseTile(const ConvNchwcGeometry& g, const V
 
 template <class V, int NB>
 void PointwiseBlocks(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
-  ForEachTile(wk.begin, wk.end, [&](int64_t p, int width) {
-    WithWidth(width, [&](auto np) { PointwiseTile<V, decltype(np)::value, NB>(g, act, wk, p); });
+  ForEachTile<kTile<NB>>(wk.begin, wk.end, [&](int64_t p, int width) {
+    WithWidth<kTile<NB>>(width, [&](auto np) { PointwiseTile<V, decltype(np)::value, NB>(g, act, wk, p); });
   });
 }
 
@@ -195,9 +229,9 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
 template <class V, int NB, int SW>
 void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
   for (int64_t oh = wk.begin; oh < wk.end; ++oh) {
-    ForEachTile(0, g.out_w, [&](int64_t ow, int width) {
+    ForEachTile<kTile<NB>>(0, g.out_w, [&](int64_t ow, int width) {
       const bool inside = ow >= g.interior_begin && ow + width <= g.interior_end;
-      WithWidth(width, [&](auto np) {
+      WithWidth<kTile<NB>>(width, [&](auto np) {
         constexpr int kNp = decltype(np)::value;
         if (inside) {
           GeneralTile<V, kNp, NB, SW, false>(g, act, wk, oh, ow);
