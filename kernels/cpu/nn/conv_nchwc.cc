@@ -3,7 +3,8 @@
 //
 // Work is cut into tasks (image, range, pair of output blocks), the pair
 // innermost so that a thread's consecutive tasks reuse one range of the input
-// from cache. A range holds up to ~64 KB of input pixels (all input blocks)
+// from L2. A range holds up to ~192 KB of input pixels (all input blocks:
+// few ranges, so the weights, which may not fit L2, are streamed few times)
 // and at most 512 output pixels, so a pair's output range is still in L1
 // when Sigmoid/Tanh/Swish run over it. Pointwise ranges are runs of
 // flattened pixels, general ranges whole output rows.
@@ -33,10 +34,24 @@ namespace {
 constexpr int64_t kB = kNchwcBlock;
 // Below this many multiply-adds a run stays on the calling thread.
 constexpr double kMinParallelMacs = 1 << 17;
-constexpr int64_t kRangeInputBytes = 64 << 10;
+constexpr int64_t kRangeInputBytes = 192 << 10;
 constexpr int64_t kMaxRangePixels = 512;
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// The number of ranges per image, from `ranges` to `units`, for which the
+// tasks (`per_range` per range) split evenly over ParallelFor's chunks (4
+// per thread), else over the threads with one task per chunk, else are many.
+int64_t BalancedRanges(int64_t per_range, int64_t ranges, int64_t units, int threads) {
+  const int64_t chunks = 4 * threads;
+  int64_t fallback = 0;
+  for (int64_t r = ranges; r <= std::min(units, 4 * ranges + chunks); ++r) {
+    const int64_t tasks = per_range * r;
+    if (tasks % chunks == 0 || tasks >= 16 * chunks) return r;
+    if (!fallback && tasks <= chunks && tasks % threads == 0) fallback = r;
+  }
+  return fallback ? fallback : ranges;
+}
 
 class ConvNchwcKernel final : public Kernel {
  public:
@@ -52,7 +67,7 @@ class ConvNchwcKernel final : public Kernel {
   bool scalar_act_ = false;  // act_ runs over the stored output (Sigmoid, Tanh, Swish)
   ConvNchwcFn fn_ = nullptr;
   int64_t units_ = 0;        // pixels (pointwise) or output rows (general) per image
-  int64_t range_units_ = 1;  // units per task
+  int64_t min_ranges_ = 1;   // ranges per image with the largest ranges
   double macs_ = 0;
 };
 
@@ -124,7 +139,8 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   int64_t range_pixels = std::min(kMaxRangePixels, kRangeInputBytes / (in_channels * int64_t{sizeof(float)}));
   range_pixels = std::max<int64_t>(6, range_pixels / 6 * 6);
   units_ = pointwise_ ? g_.out_h * g_.out_w : g_.out_h;
-  range_units_ = pointwise_ ? range_pixels : std::max<int64_t>(1, range_pixels / g_.out_w);
+  const int64_t range_units = pointwise_ ? range_pixels : std::max<int64_t>(1, range_pixels / g_.out_w);
+  min_ranges_ = (units_ + range_units - 1) / range_units;
   macs_ =
       static_cast<double>(batch_) * g_.out_h * g_.out_w * g_.out_blocks * kB * in_channels * g_.kernel_h * g_.kernel_w;
   return Status::Ok();
@@ -140,9 +156,10 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
   const int64_t out_plane = g_.out_h * g_.out_w * kB, out_image = g_.out_blocks * out_plane;
   const int64_t w_block = g_.in_blocks * g_.kernel_h * g_.kernel_w * kB * kB;
   const int64_t unit_floats = pointwise_ ? kB : g_.out_w * kB;
-  const int64_t pairs = (g_.out_blocks + 1) / 2, ranges = (units_ + range_units_ - 1) / range_units_;
+  const int64_t pairs = (g_.out_blocks + 1) / 2;
   const int threads = args.pool ? args.pool->NumThreads() : 1;
   ThreadPool* pool = threads > 1 && macs_ >= kMinParallelMacs ? args.pool : nullptr;
+  const int64_t ranges = pool ? BalancedRanges(batch_ * pairs, min_ranges_, units_, threads) : min_ranges_;
   ParallelFor(pool, batch_ * ranges * pairs, 1, [&](int64_t begin, int64_t end, int) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t pair = t % pairs, range = (t / pairs) % ranges, n = t / (pairs * ranges);
@@ -154,8 +171,8 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
       wk.residual = residual ? residual + n * out_image + ob * out_plane : nullptr;
       wk.y = y + n * out_image + ob * out_plane;
       wk.blocks = static_cast<int>(std::min<int64_t>(2, g_.out_blocks - ob));
-      wk.begin = range * range_units_;
-      wk.end = std::min(units_, wk.begin + range_units_);
+      wk.begin = range * units_ / ranges;  // ranges of nearly equal sizes
+      wk.end = (range + 1) * units_ / ranges;
       fn_(g_, act_, wk);
       if (scalar_act_)
         for (int b = 0; b < wk.blocks; ++b)
