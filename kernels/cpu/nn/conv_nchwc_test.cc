@@ -1,9 +1,9 @@
 // loom.ConvNchwc against the NCHW Conv kernel on the same problem (data
 // blocked in the test): random shapes (1x1, 3x3, 5x5, 7x7 with Cin = 8,
 // strides 1/2, symmetric and asymmetric pads, dilation 2, bias, residual,
-// Relu/Clip/Swish, N = 1 and 2, outputs from 1x1 to odd sizes, 1 and 2
-// threads), network layer shapes, and bad nodes. Runs on the process's path:
-// CMake runs it once per path (LOOM_CPU_ISA).
+// Relu/Clip/Swish/HardSwish/Sigmoid, N = 1 and 2, outputs from 1x1 to odd
+// sizes, 1 and 2 threads), network layer shapes, and bad nodes. Runs on the
+// process's path: CMake runs it once per path (LOOM_CPU_ISA).
 #include <gtest/gtest.h>
 #include <time.h>
 
@@ -65,7 +65,7 @@ struct Case {
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int64_t pads[4] = {0, 0, 0, 0};  // top, left, bottom, right
   bool bias = false, residual = false;
-  std::string act;  // empty, Relu, Clip or Swish
+  std::string act;  // empty or a fused activation (Clip: [-0.25, 0.5])
   int threads = 1;
 
   int64_t OutH() const { return (h + pads[0] + pads[2] - dh * (kh - 1) - 1) / sh + 1; }
@@ -137,7 +137,7 @@ void Check(const Case& c, std::mt19937* rng) {
 
 TEST(ConvNchwc, MatchesConvOnRandomShapes) {
   std::mt19937 rng(7);
-  const char* acts[] = {"", "Relu", "Clip", "Swish"};
+  const char* acts[] = {"", "Relu", "Clip", "Swish", "HardSwish", "Sigmoid"};
   int checked = 0;
   for (int iter = 0; iter < 300; ++iter) {
     Case c;
@@ -156,7 +156,7 @@ TEST(ConvNchwc, MatchesConvOnRandomShapes) {
     if (rng() % 3 == 0) c.pads[2] = c.pads[0], c.pads[3] = c.pads[1];  // symmetric
     c.bias = rng() % 2 == 0;
     c.residual = rng() % 3 == 0;
-    c.act = acts[rng() % 4];
+    c.act = acts[rng() % 6];
     c.threads = 1 + rng() % 2;
     if (!c.Valid()) continue;
     Check(c, &rng);
