@@ -15,8 +15,8 @@
 //   general    any window, strides, pads and dilations: tiles of 6 pixels of
 //              one output row; per input block, kh, kw the tile's 6 input
 //              pixels (or, outside the input, a zero vector) feed 8 input
-//              channels. Tiles whose windows lie inside the input columns
-//              take a path without per-pixel checks.
+//              channels. Stride-1 tiles whose windows lie inside the
+//              input columns take a path without per-pixel checks.
 // The driver (conv_nchwc.cc) splits the work into tasks of (image, range of
 // pixels or rows, group of block pairs) for ParallelFor.
 #pragma once

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -81,11 +82,8 @@ LOOM_NCHWC_INLINE void StoreTileWith(const typename V::T (&acc)[NB][NP], F f, co
 }
 
 // The activations StoreTile applies (function objects: lambdas would not
-// take the path's target options).
-template <class V>
-struct NoActivation {
-  LOOM_NCHWC_INLINE typename V::T operator()(typename V::T v) const { return v; }
-};
+// take the path's target options). Relu maps NaN to 0 and Clip keeps it, as
+// ApplyActivation does; no activation is a Clip to [-inf, inf].
 template <class V>
 struct ReluActivation {
   LOOM_NCHWC_INLINE typename V::T operator()(typename V::T v) const { return V::Max(v, V::Zero()); }
@@ -107,6 +105,7 @@ struct AnyActivation {
 template <class V, int NP, int NB>
 LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[NB][NP], const VectorActivation<V>& act, const float* bias,
                                  const float* residual, float* y, int64_t block_stride) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
   switch (act.kind) {
     case ActivationKind::kRelu:
       return StoreTileWith<V, NP, NB>(acc, ReluActivation<V>(), bias, residual, y, block_stride);
@@ -117,7 +116,8 @@ LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[NB][NP], const Vecto
     case ActivationKind::kHardSwish:
       return StoreTileWith<V, NP, NB>(acc, AnyActivation<V>{&act}, bias, residual, y, block_stride);
     default:
-      return StoreTileWith<V, NP, NB>(acc, NoActivation<V>(), bias, residual, y, block_stride);
+      return StoreTileWith<V, NP, NB>(acc, ClipActivation<V>{V::Set1(-kInf), V::Set1(kInf)}, bias, residual, y,
+                                      block_stride);
   }
 }
 
@@ -187,16 +187,16 @@ void Pointwise(const ConvNchwcGeometry& g, const Activation& activation, const C
   }
 }
 
-// General: NP pixels of output row oh from column ow0. SW > 0 fixes the
-// column stride at compile time (0: g.stride_w). kChecked: some pixel's
-// window leaves the input columns, so every input pixel is checked (a zero
-// vector outside). Rows outside the input are skipped for the whole tile.
-template <class V, int NP, int NB, int SW, bool kChecked>
+// General: NP pixels of output row oh from column ow0. kStride1: column
+// stride 1 and every pixel's window inside the input columns (fixed offsets,
+// no checks); otherwise every input pixel is checked (a zero vector
+// outside). Rows outside the input are skipped for the whole tile.
+template <class V, int NP, int NB, bool kStride1>
 __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
                                            const ConvNchwcWork& wk, int64_t oh, int64_t ow0) {
   typename V::T acc[NB][NP];
   ZeroTile<V, NP, NB>(acc);
-  const int64_t sw = SW > 0 ? SW : g.stride_w, kh_n = g.kernel_h, kw_n = g.kernel_w;
+  const int64_t sw = kStride1 ? 1 : g.stride_w, kh_n = g.kernel_h, kw_n = g.kernel_w;
   const int64_t dh = g.dilation_h, dw = g.dilation_w, in_h = g.in_h, in_w = g.in_w;
   const int64_t plane = in_h * in_w * kB, row_stride = in_w * kB, taps = kh_n * kw_n * kB * kB;
   const int64_t ih0 = oh * g.stride_h - g.pad_top, iw0 = ow0 * sw - g.pad_left;
@@ -215,7 +215,7 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
         const float* px[NP];
         Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
           const int64_t c = iw + j * sw;
-          px[j] = !kChecked || (c >= 0 && c < in_w) ? row + c * kB : kZeros;
+          px[j] = kStride1 || (c >= 0 && c < in_w) ? row + c * kB : kZeros;
         });
         Fma8<V, NP, NB>(acc, px, w0 + wo + kw * kB * kB, w1 + wo + kw * kB * kB);
       }
@@ -226,31 +226,20 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
                        g.out_h * g.out_w * kB);
 }
 
-template <class V, int NB, int SW>
+template <class V, int NB>
 void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
   for (int64_t oh = wk.begin; oh < wk.end; ++oh) {
     ForEachTile<kTile<NB>>(0, g.out_w, [&](int64_t ow, int width) {
-      const bool inside = ow >= g.interior_begin && ow + width <= g.interior_end;
+      const bool fast = g.stride_w == 1 && ow >= g.interior_begin && ow + width <= g.interior_end;
       WithWidth<kTile<NB>>(width, [&](auto np) {
         constexpr int kNp = decltype(np)::value;
-        if (inside) {
-          GeneralTile<V, kNp, NB, SW, false>(g, act, wk, oh, ow);
+        if (fast) {
+          GeneralTile<V, kNp, NB, true>(g, act, wk, oh, ow);
         } else {
-          GeneralTile<V, kNp, NB, 0, true>(g, act, wk, oh, ow);
+          GeneralTile<V, kNp, NB, false>(g, act, wk, oh, ow);
         }
       });
     });
-  }
-}
-
-template <class V, int NB>
-void GeneralBlocks(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
-  if (g.stride_w == 1) {
-    GeneralRows<V, NB, 1>(g, act, wk);
-  } else if (g.stride_w == 2) {
-    GeneralRows<V, NB, 2>(g, act, wk);
-  } else {
-    GeneralRows<V, NB, 0>(g, act, wk);
   }
 }
 
@@ -259,9 +248,9 @@ template <class V>
 void General(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
   const VectorActivation<V> act(activation.none() ? nullptr : &activation);
   if (wk.blocks == 2) {
-    GeneralBlocks<V, 2>(g, act, wk);
+    GeneralRows<V, 2>(g, act, wk);
   } else {
-    GeneralBlocks<V, 1>(g, act, wk);
+    GeneralRows<V, 1>(g, act, wk);
   }
 }
 
