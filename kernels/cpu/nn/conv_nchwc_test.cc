@@ -187,13 +187,16 @@ TEST(ConvNchwc, MatchesConvOnPointwiseShapes) {
         }
 }
 
-// A square layer of a network: Cin -> Cout at hw x hw, k x k, stride s, pads pad.
+// A square layer of a network: Cin -> Cout at hw x hw, k x k, stride s, pads
+// pad, batch n.
 struct Layer {
   int64_t cin, cout, hw, k, s, pad;
+  int64_t n = 1;
 };
 
 Case LayerCase(const Layer& l, const char* act, int threads) {
   Case c;
+  c.n = l.n;
   c.cin = l.cin;
   c.cout = l.cout;
   c.h = c.w = l.hw;
@@ -210,7 +213,8 @@ TEST(ConvNchwc, MatchesConvOnNetworkShapes) {
   std::mt19937 rng(5);
   for (const Layer& l : {Layer{16, 96, 28, 1, 1, 0}, Layer{32, 16, 30, 1, 1, 0}, Layer{144, 24, 14, 1, 1, 0},
                          Layer{960, 320, 7, 1, 1, 0}, Layer{64, 1280, 1, 1, 1, 0}, Layer{16, 32, 27, 3, 1, 1},
-                         Layer{32, 64, 15, 3, 2, 1}, Layer{64, 64, 13, 3, 1, 1}, Layer{8, 32, 33, 7, 2, 3}}) {
+                         Layer{32, 64, 15, 3, 2, 1}, Layer{64, 64, 13, 3, 1, 1}, Layer{8, 32, 33, 7, 2, 3},
+                         Layer{24, 40, 19, 3, 2, 1, 2}, Layer{40, 24, 17, 1, 1, 0, 2}, Layer{16, 16, 9, 5, 1, 2, 2}}) {
     for (int threads : {1, 2}) {
       Check(LayerCase(l, "Clip", threads), &rng);
       if (HasFatalFailure()) return;
