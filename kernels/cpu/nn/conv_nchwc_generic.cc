@@ -13,8 +13,7 @@ namespace loom {
 namespace nn {
 namespace {
 
-// Its own type, so that its instantiations never merge with another path's.
-struct GenericVector : GenericVector8 {};
+struct GenericVector : GenericVector8<GenericVector> {};
 
 constexpr ConvNchwcIsa kGeneric = {"generic", &conv_nchwc::Pointwise<GenericVector>,
                                    &conv_nchwc::General<GenericVector>};

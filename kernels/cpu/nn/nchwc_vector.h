@@ -7,12 +7,12 @@
 // static functions of GenericVector8 below: Zero, Set1, Load, Store, Add,
 // Mul, Max, Min, MulAdd(a, b, c) = a * b + c; V::T the vector), compiled per
 // path:
-//   generic  GenericVector8: two 4-float GCC vectors (SSE2 on x86-64, NEON on
-//            ARM, scalar code elsewhere); a struct rather than one 32-byte
-//            GCC vector, whose calls would change ABI without AVX.
-//   avx2     gemm_f32::VectorOps<Float8, V> with MulAdd = _mm256_fmadd_ps,
-//            defined in the kernel's file compiled in a target region (as
-//            conv_nchwc_avx2.cc does).
+//   generic  GenericVector8<V>: two 4-float GCC vectors (SSE2 on x86-64,
+//            NEON on ARM, scalar code elsewhere); a struct rather than one
+//            32-byte GCC vector, whose calls would change ABI without AVX.
+//   avx2     gemm_f32::VectorOps<Float8, V> with MulAdd = _mm256_fmadd_ps and
+//            Set1 = _mm256_set1_ps (a broadcast from memory), defined in the
+//            kernel's file compiled in a target region (conv_nchwc_avx2.cc).
 // The avx2 path runs when the fp32 GEMM's path (ActiveGemmF32Isa(), forced
 // with LOOM_CPU_ISA) is avx2 or avx512; everything else runs generic.
 #pragma once
@@ -30,6 +30,11 @@ typedef float Float8 __attribute__((vector_size(32)));
 
 // The generic path's vector interface. Max and Min are lane-wise
 // a > b ? a : b and a < b ? a : b (ApplyActivation's NaN behaviour).
+// Derived, the kernel's own type (internal linkage:
+// `struct GenericVector : GenericVector8<GenericVector> {};` in an unnamed
+// namespace), keeps each file's copy apart, as gemm_f32::VectorOps does: no
+// copy compiled in another file's target region can stand in for it.
+template <class Derived>
 struct GenericVector8 {
   typedef float Half __attribute__((vector_size(16)));
   struct T {
