@@ -12,7 +12,8 @@
 //   int8/    ONNX ops on int8 tensors with quantization parameters, as the
 //            builder's int8 regions use them (int8/README.md)
 //   layout/  the accelerator's padded NHWC layout on the CPU: Relayout at
-//            CPU<->FPGA boundaries, and the CPU fallbacks of FPGA nodes
+//            CPU<->FPGA boundaries, and the CPU fallbacks of FPGA nodes;
+//            NCHW <-> channel-blocked NCHW8c (loom.ToNchwc, loom.FromNchwc)
 #pragma once
 
 namespace loom {

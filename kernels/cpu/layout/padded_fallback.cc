@@ -132,6 +132,8 @@ std::unique_ptr<Kernel> MakePaddedFallback() {
 }  // namespace
 
 std::unique_ptr<Kernel> MakeRelayoutKernel();
+std::unique_ptr<Kernel> MakeToNchwcKernel();    // nchwc_reorder.cc
+std::unique_ptr<Kernel> MakeFromNchwcKernel();  // nchwc_reorder.cc
 
 }  // namespace layout
 
@@ -143,6 +145,9 @@ void RegisterCpuLayoutKernels(KernelRegistry* r) {
   relayout.create = layout::MakeRelayoutKernel;
   relayout.layouts = LayoutBit(Layout::kRowMajor) | LayoutBit(Layout::kNhwcPadded);
   r->Add(relayout);
+  // NCHW <-> channel-blocked NCHW8c (builder/passes/layout_nchwc).
+  r->AddCpu("ToNchwc", layout::MakeToNchwcKernel, "loom", "loom");
+  r->AddCpu("FromNchwc", layout::MakeFromNchwcKernel, "loom", "loom");
   const std::pair<const char*, KernelFactory> fallbacks[] = {
       {"Conv", layout::MakePaddedFallback<int8::MakeConvKernel>},
       {"Gemm", layout::MakePaddedFallback<int8::MakeGemmKernel>},

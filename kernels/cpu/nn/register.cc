@@ -12,6 +12,7 @@ namespace nn {
 #undef LOOM_KERNEL
 std::unique_ptr<Kernel> MakeMaxPoolNchwcKernel();      // pool_nchwc.cc
 std::unique_ptr<Kernel> MakeAveragePoolNchwcKernel();  // pool_nchwc.cc
+std::unique_ptr<Kernel> MakeConvNchwcKernel();  // conv_nchwc.cc
 
 }  // namespace nn
 
@@ -23,6 +24,8 @@ void RegisterCpuNnKernels(KernelRegistry* r) {
   // (builder/passes/layout_nchwc.h).
   r->AddCpu("MaxPoolNchwc", nn::MakeMaxPoolNchwcKernel, "loom", "loom");
   r->AddCpu("AveragePoolNchwc", nn::MakeAveragePoolNchwcKernel, "loom", "loom");
+  // Conv on channel-blocked NCHW8c tensors (builder/passes/layout_nchwc).
+  r->AddCpu("ConvNchwc", nn::MakeConvNchwcKernel, "loom", "loom");
 }
 
 }  // namespace loom

@@ -1,0 +1,190 @@
+// loom.ConvNchwc (conv_nchwc.h): validation, the choice of the path and the
+// split of the work over threads.
+//
+// Work is cut into tasks (image, range, pair of output blocks), the pair
+// innermost so that a thread's consecutive tasks reuse one range of the input
+// from L2. A range holds up to ~192 KB of input pixels (all input blocks:
+// few ranges, so the weights, which may not fit L2, are streamed few times)
+// and at most 512 output pixels, so a pair's output range is still in L1
+// when Sigmoid/Tanh/Swish run over it. Pointwise ranges are runs of
+// flattened pixels, general ranges whole output rows.
+#include "kernels/cpu/nn/conv_nchwc.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/common/kernel_checks.h"
+#include "kernels/cpu/nn/conv_geometry.h"
+#include "kernels/cpu/nn/residual_input.h"
+
+namespace loom {
+namespace nn {
+
+const ConvNchwcIsa* ConvNchwcIsaFor(NchwcIsa isa) {
+#if defined(__x86_64__)
+  if (isa == NchwcIsa::kAvx2) return ConvNchwcIsaAvx2();
+#endif
+  return isa == NchwcIsa::kGeneric ? ConvNchwcIsaGeneric() : nullptr;
+}
+
+namespace {
+
+constexpr int64_t kB = kNchwcBlock;
+// Below this many multiply-adds a run stays on the calling thread.
+constexpr double kMinParallelMacs = 1 << 17;
+constexpr int64_t kRangeInputBytes = 192 << 10;
+constexpr int64_t kMaxRangePixels = 512;
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// The number of ranges per image, from `ranges` to `units`, for which the
+// tasks (`per_range` per range) split evenly over ParallelFor's chunks (4
+// per thread), else over the threads with one task per chunk, else are many.
+int64_t BalancedRanges(int64_t per_range, int64_t ranges, int64_t units, int threads) {
+  const int64_t chunks = 4 * threads;
+  int64_t fallback = 0;
+  for (int64_t r = ranges; r <= std::min(units, 4 * ranges + chunks); ++r) {
+    const int64_t tasks = per_range * r;
+    if (tasks % chunks == 0 || tasks >= 16 * chunks) return r;
+    if (!fallback && tasks <= chunks && tasks % threads == 0) fallback = r;
+  }
+  return fallback ? fallback : ranges;
+}
+
+class ConvNchwcKernel final : public Kernel {
+ public:
+  Status Prepare(const KernelSetup& setup) override;
+  Status Run(const KernelArgs& args) const override;
+
+ private:
+  ConvNchwcGeometry g_;
+  int64_t batch_ = 0;
+  bool pointwise_ = false;
+  bool has_bias_ = false, has_residual_ = false;
+  Activation act_;
+  bool scalar_act_ = false;  // act_ runs over the stored output (Sigmoid, Tanh, Swish)
+  ConvNchwcFn fn_ = nullptr;
+  int64_t units_ = 0;        // pixels (pointwise) or output rows (general) per image
+  int64_t min_ranges_ = 1;   // ranges per image with the largest ranges
+  double macs_ = 0;
+};
+
+Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
+  RETURN_IF_ERROR(CheckNode(setup, 2, 4, 1, 1));
+  if (!setup.HasInput(0) || !setup.HasInput(1)) return setup.Invalid("X and W are required");
+  const TensorInfo& x = setup.inputs[0];
+  const TensorInfo& w = setup.inputs[1];
+  if (x.dtype != DType::kFloat32) return setup.Invalid(std::string("X has dtype ") + DTypeName(x.dtype));
+  if (w.dtype != DType::kFloat32) return setup.Invalid(std::string("W has dtype ") + DTypeName(w.dtype));
+  if (x.rank() != 5 || x.shape[4] != kB)
+    return setup.Invalid("X has shape " + ShapeToString(x.shape) + ", expected [N, C/8, H, W, 8]");
+  if (w.rank() != 6 || w.shape[4] != kB || w.shape[5] != kB)
+    return setup.Invalid("W has shape " + ShapeToString(w.shape) + ", expected [Cout/8, Cin/8, KH, KW, 8, 8]");
+  if (w.shape[1] != x.shape[1])
+    return setup.Invalid("W has " + std::to_string(w.shape[1]) + " input blocks, X has " + std::to_string(x.shape[1]));
+  for (int64_t d : x.shape)
+    if (d < 1) return setup.Invalid("X has an empty dim: " + ShapeToString(x.shape));
+  for (int64_t d : w.shape)
+    if (d < 1) return setup.Invalid("W has an empty dim: " + ShapeToString(w.shape));
+  int64_t group = 1;
+  if (const Attribute* a = setup.attrs.Find("group")) group = a->kind == Attribute::Kind::kInt ? a->i : 0;
+  if (group != 1) return setup.Invalid("attribute group must be 1");
+  batch_ = x.shape[0];
+  g_ = ConvNchwcGeometry();
+  g_.in_blocks = x.shape[1];
+  g_.out_blocks = w.shape[0];
+  WindowGeometry wg;
+  const std::vector<int64_t> kernel = {w.shape[2], w.shape[3]};
+  RETURN_IF_ERROR(ParseWindowGeometry(setup, {x.shape[2], x.shape[3]}, &kernel, WindowOptions(), &wg));
+  g_.in_h = wg.in[1];
+  g_.in_w = wg.in[2];
+  g_.out_h = wg.out[1];
+  g_.out_w = wg.out[2];
+  g_.kernel_h = wg.kernel[1];
+  g_.kernel_w = wg.kernel[2];
+  g_.stride_h = wg.stride[1];
+  g_.stride_w = wg.stride[2];
+  g_.dilation_h = wg.dilation[1];
+  g_.dilation_w = wg.dilation[2];
+  g_.pad_top = wg.pad_begin[1];
+  g_.pad_left = wg.pad_begin[2];
+  if (g_.out_h < 1 || g_.out_w < 1)
+    return setup.Invalid("empty output " + std::to_string(g_.out_h) + "x" + std::to_string(g_.out_w));
+  // Columns ow with 0 <= ow * sw - pl and ow * sw - pl + (KW - 1) * dw < W.
+  g_.interior_begin = std::min((g_.pad_left + g_.stride_w - 1) / g_.stride_w, g_.out_w);
+  g_.interior_end = FloorDiv(g_.in_w - 1 + g_.pad_left - (g_.kernel_w - 1) * g_.dilation_w, g_.stride_w) + 1;
+  g_.interior_end = std::max(g_.interior_begin, std::min(g_.interior_end, g_.out_w));
+
+  const Shape out_shape = {batch_, g_.out_blocks, g_.out_h, g_.out_w, kB};
+  RETURN_IF_ERROR(CheckOutput(setup, 0, DType::kFloat32, out_shape));
+  has_bias_ = setup.HasInput(2);
+  if (has_bias_) {
+    const TensorInfo& b = setup.inputs[2];
+    if (b.dtype != DType::kFloat32) return setup.Invalid(std::string("B has dtype ") + DTypeName(b.dtype));
+    if (b.shape != Shape{g_.out_blocks * kB})
+      return setup.Invalid("B has shape " + ShapeToString(b.shape) + ", expected [" +
+                           std::to_string(g_.out_blocks * kB) + "]");
+  }
+  RETURN_IF_ERROR(ParseActivation(setup, &act_));
+  RETURN_IF_ERROR(ParseResidual(setup, 3, DType::kFloat32, out_shape, &has_residual_));
+  scalar_act_ = act_.kind == ActivationKind::kSigmoid || act_.kind == ActivationKind::kTanh ||
+                act_.kind == ActivationKind::kSwish;
+
+  pointwise_ = g_.kernel_h == 1 && g_.kernel_w == 1 && g_.stride_h == 1 && g_.stride_w == 1 && !wg.HasPadding();
+  const ConvNchwcIsa* isa = ConvNchwcIsaFor(ActiveNchwcIsa());
+  fn_ = pointwise_ ? isa->pointwise : isa->general;
+  const int64_t in_channels = g_.in_blocks * kB;
+  int64_t range_pixels = std::min(kMaxRangePixels, kRangeInputBytes / (in_channels * int64_t{sizeof(float)}));
+  range_pixels = std::max<int64_t>(6, range_pixels / 6 * 6);
+  units_ = pointwise_ ? g_.out_h * g_.out_w : g_.out_h;
+  const int64_t range_units = pointwise_ ? range_pixels : std::max<int64_t>(1, range_pixels / g_.out_w);
+  min_ranges_ = (units_ + range_units - 1) / range_units;
+  macs_ =
+      static_cast<double>(batch_) * g_.out_h * g_.out_w * g_.out_blocks * kB * in_channels * g_.kernel_h * g_.kernel_w;
+  return Status::Ok();
+}
+
+Status ConvNchwcKernel::Run(const KernelArgs& args) const {
+  const float* x = args.in<float>(0);
+  const float* w = args.in<float>(1);
+  const float* bias = has_bias_ ? args.in<float>(2) : nullptr;
+  const float* residual = has_residual_ ? args.in<float>(3) : nullptr;
+  float* y = args.out<float>(0);
+  const int64_t in_image = g_.in_blocks * g_.in_h * g_.in_w * kB;
+  const int64_t out_plane = g_.out_h * g_.out_w * kB, out_image = g_.out_blocks * out_plane;
+  const int64_t w_block = g_.in_blocks * g_.kernel_h * g_.kernel_w * kB * kB;
+  const int64_t unit_floats = pointwise_ ? kB : g_.out_w * kB;
+  const int64_t pairs = (g_.out_blocks + 1) / 2;
+  const int threads = args.pool ? args.pool->NumThreads() : 1;
+  ThreadPool* pool = threads > 1 && macs_ >= kMinParallelMacs ? args.pool : nullptr;
+  const int64_t ranges = pool ? BalancedRanges(batch_ * pairs, min_ranges_, units_, threads) : min_ranges_;
+  ParallelFor(pool, batch_ * ranges * pairs, 1, [&](int64_t begin, int64_t end, int) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t pair = t % pairs, range = (t / pairs) % ranges, n = t / (pairs * ranges);
+      const int64_t ob = 2 * pair;
+      ConvNchwcWork wk;
+      wk.x = x + n * in_image;
+      wk.w = w + ob * w_block;
+      wk.bias = bias ? bias + ob * kB : nullptr;
+      wk.residual = residual ? residual + n * out_image + ob * out_plane : nullptr;
+      wk.y = y + n * out_image + ob * out_plane;
+      wk.blocks = static_cast<int>(std::min<int64_t>(2, g_.out_blocks - ob));
+      wk.begin = range * units_ / ranges;  // ranges of nearly equal sizes
+      wk.end = (range + 1) * units_ / ranges;
+      fn_(g_, act_, wk);
+      if (scalar_act_)
+        for (int b = 0; b < wk.blocks; ++b)
+          ApplyActivation(act_, wk.y + b * out_plane + wk.begin * unit_floats, (wk.end - wk.begin) * unit_floats);
+    }
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeConvNchwcKernel() { return std::make_unique<ConvNchwcKernel>(); }
+
+}  // namespace nn
+}  // namespace loom

@@ -1,0 +1,76 @@
+// loom.ConvNchwc (group 1) on channel-blocked tensors (nchwc_vector.h):
+//   X [N, Cin/8, H, W, 8], W [Cout/8, Cin/8, KH, KW, 8 (ci), 8 (co)],
+//   Y [N, Cout/8, OH, OW, 8] = act(conv(X, W) + B + R).
+//
+// The register tile is up to 6 output pixels x 2 output blocks (16 output
+// channels) in 12 vector accumulators (an odd last block: 12 pixels x 1
+// block). Per input channel: 2 weight vector
+// loads (the 8 output channels of each block for that input channel, read
+// in order from W as it arrives), up to 6 broadcasts of X and 12
+// multiply-adds. Bias, residual and the piecewise-linear activations are
+// applied in registers when the tile is stored; Sigmoid/Tanh/Swish run over
+// the stored range afterwards (the driver).
+//   pointwise  1x1, stride 1, no padding: pixels flattened over H*W, tiles of
+//              6 consecutive pixels, loop over the input blocks only.
+//   general    any window, strides, pads and dilations: tiles of 6 pixels of
+//              one output row; per input block, kh, kw the tile's 6 input
+//              pixels (or, outside the input, a zero vector) feed 8 input
+//              channels. Stride-1 tiles whose windows lie inside the
+//              input columns take a path without per-pixel checks.
+// The driver (conv_nchwc.cc) splits the work into tasks of (image, range of
+// pixels or rows, group of block pairs) for ParallelFor.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/nn/activation_epilogue.h"
+#include "kernels/cpu/nn/nchwc_vector.h"
+
+namespace loom {
+namespace nn {
+
+// Geometry of one problem (validated by the kernel's Prepare).
+struct ConvNchwcGeometry {
+  int64_t in_blocks = 0, out_blocks = 0;  // Cin / 8, Cout / 8
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+  // Output columns [interior_begin, interior_end) read only input columns
+  // inside the input for every kw.
+  int64_t interior_begin = 0, interior_end = 0;
+};
+
+// One piece of work: output blocks [ob, ob + blocks) (blocks 1 or 2) of one
+// image over output pixels [begin, end) (pointwise: flattened over OH*OW) or
+// output rows [begin, end) (general). Pointers are at image n: x at its
+// first input block, w at block ob's weights, bias at channel ob * 8 (or
+// null), residual and y at block ob (residual null when absent).
+struct ConvNchwcWork {
+  const float* x = nullptr;
+  const float* w = nullptr;
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  float* y = nullptr;
+  int blocks = 2;
+  int64_t begin = 0, end = 0;
+};
+
+// Computes one piece of work, with `act` applied in registers unless it is
+// Sigmoid, Tanh or Swish (left to the caller).
+using ConvNchwcFn = void (*)(const ConvNchwcGeometry& g, const Activation& act, const ConvNchwcWork& work);
+
+struct ConvNchwcIsa {
+  const char* name;
+  ConvNchwcFn pointwise;
+  ConvNchwcFn general;
+};
+
+// The table of a path (null when this CPU or build lacks it).
+const ConvNchwcIsa* ConvNchwcIsaFor(NchwcIsa isa);
+const ConvNchwcIsa* ConvNchwcIsaGeneric();
+#if defined(__x86_64__)
+const ConvNchwcIsa* ConvNchwcIsaAvx2();
+#endif
+
+}  // namespace nn
+}  // namespace loom

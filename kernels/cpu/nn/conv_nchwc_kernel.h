@@ -1,0 +1,262 @@
+// The tiles of loom.ConvNchwc (conv_nchwc.h), written once over an 8-float
+// vector interface V (nchwc_vector.h) and instantiated by each path's file.
+// As with the GEMM micro-kernel (gemm_f32_ukernel.h), a path's file includes
+// this header inside its target region after every other header, and every
+// function here is a template on V (internal linkage), so no copy compiled
+// for one ISA is shared with another path.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "kernels/cpu/nn/conv_nchwc.h"
+#include "kernels/cpu/nn/gemm_f32_ukernel.h"
+
+namespace loom {
+namespace nn {
+namespace conv_nchwc {
+
+using gemm_f32::VectorActivation;
+
+#define LOOM_NCHWC_INLINE __attribute__((always_inline)) inline
+
+// f(std::integral_constant<int, 0>()), ..., f(std::integral_constant<int, N - 1>()),
+// forced inline (with lambdas marked LOOM_NCHWC_LAMBDA) so that the tile's
+// accumulators stay in registers.
+template <typename F, int... I>
+LOOM_NCHWC_INLINE void UnrollImpl(F& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>()), ...);
+}
+template <int N, typename F>
+LOOM_NCHWC_INLINE void Unroll(F&& f) {
+  UnrollImpl(f, std::make_integer_sequence<int, N>());
+}
+#define LOOM_NCHWC_LAMBDA __attribute__((always_inline))
+
+constexpr int kB = kNchwcBlock;
+// Output pixels per register tile of NB blocks: 12 accumulators either way
+// (6 pixels x 2 blocks, or 12 pixels of an odd last block).
+template <int NB>
+constexpr int kTile = NB == 2 ? 6 : 12;
+
+// The input outside the image: 8 zero channels.
+alignas(32) inline constexpr float kZeros[kB] = {};
+
+// acc[b][j] += W_b(ci, :) * x_j[ci] for the 8 input channels of one input
+// block: px[j] is pixel j's 8 channels, w0 / w1 the 8 x 8 (ci, co) weights of
+// output blocks 0 / 1 for that input block and tap.
+template <class V, int NP, int NB>
+LOOM_NCHWC_INLINE void Fma8(typename V::T (&acc)[NB][NP], const float* const (&px)[NP], const float* w0,
+                            const float* w1) {
+  using T = typename V::T;
+  Unroll<kB>([&](auto ci) LOOM_NCHWC_LAMBDA {
+    const T a = V::Load(w0 + ci * kB);
+    [[maybe_unused]] const T b = NB == 2 ? V::Load(w1 + ci * kB) : a;
+    Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
+      const T xv = V::Set1(px[j][ci]);
+      acc[0][j] = V::MulAdd(a, xv, acc[0][j]);
+      if constexpr (NB == 2) acc[1][j] = V::MulAdd(b, xv, acc[1][j]);
+    });
+  });
+}
+
+// Stores the tile at y (pixel 0 of block 0; blocks `block_stride` floats
+// apart) after adding the bias and the residual (laid out as y) and applying
+// f, the activation.
+template <class V, int NP, int NB, typename F>
+LOOM_NCHWC_INLINE void StoreTileWith(const typename V::T (&acc)[NB][NP], F f, const float* bias, const float* residual,
+                                     float* y, int64_t block_stride) {
+  using T = typename V::T;
+  Unroll<NB>([&](auto b) LOOM_NCHWC_LAMBDA {
+    const T bv = bias ? V::Load(bias + b * kB) : V::Zero();
+    float* out = y + b * block_stride;
+    const float* r = residual ? residual + b * block_stride : nullptr;
+    Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
+      T v = V::Add(acc[b][j], bv);
+      if (r) v = V::Add(v, V::Load(r + j * kB));
+      V::Store(out + j * kB, f(v));
+    });
+  });
+}
+
+// The activations StoreTile applies (function objects: lambdas would not
+// take the path's target options). Relu maps NaN to 0 and Clip keeps it, as
+// ApplyActivation does; no activation is a Clip to [-inf, inf].
+template <class V>
+struct ReluActivation {
+  LOOM_NCHWC_INLINE typename V::T operator()(typename V::T v) const { return V::Max(v, V::Zero()); }
+};
+template <class V>
+struct ClipActivation {
+  typename V::T lo, hi;
+  LOOM_NCHWC_INLINE typename V::T operator()(typename V::T v) const { return V::Min(hi, V::Max(lo, v)); }
+};
+template <class V>
+struct AnyActivation {
+  const VectorActivation<V>* act;
+  LOOM_NCHWC_INLINE typename V::T operator()(typename V::T v) const { return (*act)(v); }
+};
+
+// StoreTileWith with the activation chosen once per tile: Relu, Clip and no
+// activation (Sigmoid, Tanh and Swish are the caller's) inline, the other
+// piecewise-linear ones through VectorActivation.
+template <class V, int NP, int NB>
+LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[NB][NP], const VectorActivation<V>& act, const float* bias,
+                                 const float* residual, float* y, int64_t block_stride) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  switch (act.kind) {
+    case ActivationKind::kRelu:
+      return StoreTileWith<V, NP, NB>(acc, ReluActivation<V>(), bias, residual, y, block_stride);
+    case ActivationKind::kClip:
+      return StoreTileWith<V, NP, NB>(acc, ClipActivation<V>{act.lo, act.hi}, bias, residual, y, block_stride);
+    case ActivationKind::kLeakyRelu:
+    case ActivationKind::kHardSigmoid:
+    case ActivationKind::kHardSwish:
+      return StoreTileWith<V, NP, NB>(acc, AnyActivation<V>{&act}, bias, residual, y, block_stride);
+    default:
+      return StoreTileWith<V, NP, NB>(acc, ClipActivation<V>{V::Set1(-kInf), V::Set1(kInf)}, bias, residual, y,
+                                      block_stride);
+  }
+}
+
+template <class V, int NP, int NB>
+LOOM_NCHWC_INLINE void ZeroTile(typename V::T (&acc)[NB][NP]) {
+  Unroll<NB>([&](auto b) LOOM_NCHWC_LAMBDA { Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA { acc[b][j] = V::Zero(); }); });
+}
+
+// Splits [begin, end) into ceil(len / kMax) tiles of nearly equal widths
+// (so no tile is much narrower than the others) and calls f(start, width).
+template <int kMax, typename F>
+inline void ForEachTile(int64_t begin, int64_t end, F&& f) {
+  const int64_t len = end - begin;
+  if (len <= 0) return;
+  const int64_t tiles = (len + kMax - 1) / kMax, base = len / tiles, extra = len % tiles;
+  for (int64_t t = 0, p = begin; t < tiles; ++t) {
+    const int width = static_cast<int>(base + (t < extra ? 1 : 0));
+    f(p, width);
+    p += width;
+  }
+}
+
+// f(std::integral_constant<int, width>()) for a width of 1 to N.
+template <int N, typename F>
+inline void WithWidth(int width, F&& f) {
+  if constexpr (N > 1) {
+    if (width < N) return WithWidth<N - 1>(width, f);
+  }
+  f(std::integral_constant<int, N>());
+}
+
+// Pointwise: NP pixels from flattened pixel p. A function of its own per
+// tile shape (accumulators stay in registers).
+template <class V, int NP, int NB>
+__attribute__((noinline)) void PointwiseTile(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
+                                             const ConvNchwcWork& wk, int64_t p) {
+  typename V::T acc[NB][NP];
+  ZeroTile<V, NP, NB>(acc);
+  const int64_t plane = g.in_h * g.in_w * kB;
+  const float* x = wk.x + p * kB;
+  const float* w0 = wk.w;
+  const float* w1 = NB == 2 ? wk.w + g.in_blocks * kB * kB : wk.w;
+  for (int64_t ib = 0; ib < g.in_blocks; ++ib, x += plane, w0 += kB * kB, w1 += kB * kB) {
+    const float* px[NP];
+    Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA { px[j] = x + j * kB; });
+    Fma8<V, NP, NB>(acc, px, w0, w1);
+  }
+  StoreTile<V, NP, NB>(acc, act, wk.bias, wk.residual ? wk.residual + p * kB : nullptr, wk.y + p * kB,
+                       g.out_h * g.out_w * kB);
+}
+
+template <class V, int NB>
+void PointwiseBlocks(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
+  ForEachTile<kTile<NB>>(wk.begin, wk.end, [&](int64_t p, int width) {
+    WithWidth<kTile<NB>>(width, [&](auto np) { PointwiseTile<V, decltype(np)::value, NB>(g, act, wk, p); });
+  });
+}
+
+// ConvNchwcFn of the pointwise case.
+template <class V>
+void Pointwise(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
+  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
+  if (wk.blocks == 2) {
+    PointwiseBlocks<V, 2>(g, act, wk);
+  } else {
+    PointwiseBlocks<V, 1>(g, act, wk);
+  }
+}
+
+// General: NP pixels of output row oh from column ow0. kStride1: column
+// stride 1 and every pixel's window inside the input columns (fixed offsets,
+// no checks); otherwise every input pixel is checked (a zero vector
+// outside). Rows outside the input are skipped for the whole tile.
+template <class V, int NP, int NB, bool kStride1>
+__attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
+                                           const ConvNchwcWork& wk, int64_t oh, int64_t ow0) {
+  typename V::T acc[NB][NP];
+  ZeroTile<V, NP, NB>(acc);
+  const int64_t sw = kStride1 ? 1 : g.stride_w, kh_n = g.kernel_h, kw_n = g.kernel_w;
+  const int64_t dh = g.dilation_h, dw = g.dilation_w, in_h = g.in_h, in_w = g.in_w;
+  const int64_t plane = in_h * in_w * kB, row_stride = in_w * kB, taps = kh_n * kw_n * kB * kB;
+  const int64_t ih0 = oh * g.stride_h - g.pad_top, iw0 = ow0 * sw - g.pad_left;
+  int64_t kh0 = 0, kh1 = kh_n;
+  while (kh0 < kh1 && ih0 + kh0 * dh < 0) ++kh0;
+  while (kh1 > kh0 && ih0 + (kh1 - 1) * dh >= in_h) --kh1;
+  const float* w0 = wk.w;
+  const float* w1 = NB == 2 ? wk.w + g.in_blocks * taps : wk.w;
+  for (int64_t ib = 0; ib < g.in_blocks; ++ib) {
+    const float* xb = wk.x + ib * plane;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* row = xb + (ih0 + kh * dh) * row_stride;
+      const int64_t wo = ib * taps + kh * kw_n * kB * kB;
+      for (int64_t kw = 0; kw < kw_n; ++kw) {
+        const int64_t iw = iw0 + kw * dw;
+        const float* px[NP];
+        Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
+          const int64_t c = iw + j * sw;
+          px[j] = kStride1 || (c >= 0 && c < in_w) ? row + c * kB : kZeros;
+        });
+        Fma8<V, NP, NB>(acc, px, w0 + wo + kw * kB * kB, w1 + wo + kw * kB * kB);
+      }
+    }
+  }
+  const int64_t out = (oh * g.out_w + ow0) * kB;
+  StoreTile<V, NP, NB>(acc, act, wk.bias, wk.residual ? wk.residual + out : nullptr, wk.y + out,
+                       g.out_h * g.out_w * kB);
+}
+
+template <class V, int NB>
+void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
+  for (int64_t oh = wk.begin; oh < wk.end; ++oh) {
+    ForEachTile<kTile<NB>>(0, g.out_w, [&](int64_t ow, int width) {
+      const bool fast = g.stride_w == 1 && ow >= g.interior_begin && ow + width <= g.interior_end;
+      WithWidth<kTile<NB>>(width, [&](auto np) {
+        constexpr int kNp = decltype(np)::value;
+        if (fast) {
+          GeneralTile<V, kNp, NB, true>(g, act, wk, oh, ow);
+        } else {
+          GeneralTile<V, kNp, NB, false>(g, act, wk, oh, ow);
+        }
+      });
+    });
+  }
+}
+
+// ConvNchwcFn of the general case.
+template <class V>
+void General(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
+  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
+  if (wk.blocks == 2) {
+    GeneralRows<V, 2>(g, act, wk);
+  } else {
+    GeneralRows<V, 1>(g, act, wk);
+  }
+}
+
+}  // namespace conv_nchwc
+}  // namespace nn
+}  // namespace loom
+
+#undef LOOM_NCHWC_LAMBDA
+#undef LOOM_NCHWC_INLINE

@@ -1,0 +1,365 @@
+// loom.ConvNchwc against the NCHW Conv kernel on the same problem (data
+// blocked in the test): random shapes (1x1, 3x3, 5x5, 7x7 with Cin = 8,
+// strides 1/2, symmetric and asymmetric pads, dilation 2, bias, residual,
+// Relu/Clip/Swish/HardSwish/Sigmoid, N = 1 and 2, outputs from 1x1 to odd
+// sizes, 1 and 2 threads), network layer shapes, and bad nodes. Runs on the
+// process's path: CMake runs it once per path (LOOM_CPU_ISA).
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/common/registry.h"
+#include "kernels/common/thread_pool.h"
+#include "kernels/cpu/nn/nchwc_vector.h"
+#include "kernels/cpu/testing/kernel_tester.h"
+
+namespace loom {
+namespace nn {
+namespace {
+
+using testing::RunKernel;
+using testing::RunOptions;
+using testing::TestTensor;
+
+constexpr int64_t kB = kNchwcBlock;
+
+std::vector<float> Random(size_t n, std::mt19937* rng) {
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(*rng);
+  return v;
+}
+
+// NCHW [n, c, hw] -> [n, c/8, hw, 8].
+std::vector<float> Blocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t hw) {
+  std::vector<float> y(x.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < hw; ++p) y[((i * (c / kB) + ch / kB) * hw + p) * kB + ch % kB] = x[(i * c + ch) * hw + p];
+  return y;
+}
+
+// OIHW -> [Cout/8, Cin/8, KH, KW, 8 (ci), 8 (co)].
+std::vector<float> BlockedWeights(const std::vector<float>& w, int64_t cout, int64_t cin, int64_t taps) {
+  std::vector<float> y(w.size());
+  for (int64_t o = 0; o < cout; ++o)
+    for (int64_t i = 0; i < cin; ++i)
+      for (int64_t t = 0; t < taps; ++t)
+        y[(((o / kB) * (cin / kB) + i / kB) * taps + t) * kB * kB + (i % kB) * kB + o % kB] =
+            w[(o * cin + i) * taps + t];
+  return y;
+}
+
+struct Case {
+  int64_t n = 1, cin = 8, cout = 8, h = 1, w = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t pads[4] = {0, 0, 0, 0};  // top, left, bottom, right
+  bool bias = false, residual = false;
+  std::string act;  // empty or a fused activation (Clip: [-0.25, 0.5])
+  int threads = 1;
+
+  int64_t OutH() const { return (h + pads[0] + pads[2] - dh * (kh - 1) - 1) / sh + 1; }
+  int64_t OutW() const { return (w + pads[1] + pads[3] - dw * (kw - 1) - 1) / sw + 1; }
+  bool Valid() const {
+    return h + pads[0] + pads[2] >= dh * (kh - 1) + 1 && w + pads[1] + pads[3] >= dw * (kw - 1) + 1;
+  }
+  std::string Describe() const {
+    return "N" + std::to_string(n) + " " + std::to_string(cin) + "->" + std::to_string(cout) + " " + std::to_string(h) +
+           "x" + std::to_string(w) + " k" + std::to_string(kh) + "x" + std::to_string(kw) + " s" + std::to_string(sh) +
+           std::to_string(sw) + " d" + std::to_string(dh) + std::to_string(dw) + " pads " + std::to_string(pads[0]) +
+           "," + std::to_string(pads[1]) + "," + std::to_string(pads[2]) + "," + std::to_string(pads[3]) + " bias " +
+           std::to_string(bias) + " residual " + std::to_string(residual) + " act '" + act + "' threads " +
+           std::to_string(threads);
+  }
+};
+
+Attributes Attrs(const Case& c) {
+  Attributes a;
+  a.SetInts("kernel_shape", {c.kh, c.kw});
+  a.SetInts("strides", {c.sh, c.sw});
+  a.SetInts("dilations", {c.dh, c.dw});
+  a.SetInts("pads", {c.pads[0], c.pads[1], c.pads[2], c.pads[3]});
+  if (!c.act.empty()) a.SetString("loom.activation", c.act);
+  if (c.act == "Clip") {
+    a.SetFloat("loom.activation_min", -0.25f);
+    a.SetFloat("loom.activation_max", 0.5f);
+  }
+  if (c.residual) a.SetInt("loom.residual", 1);
+  return a;
+}
+
+RunOptions Options(int threads, const char* domain) {
+  RunOptions o;
+  o.threads = threads;
+  o.domain = domain;
+  return o;
+}
+
+void Check(const Case& c, std::mt19937* rng) {
+  SCOPED_TRACE(c.Describe());
+  const int64_t oh = c.OutH(), ow = c.OutW(), taps = c.kh * c.kw;
+  const std::vector<float> x = Random(c.n * c.cin * c.h * c.w, rng), w = Random(c.cout * c.cin * taps, rng),
+                           b = Random(c.cout, rng), r = Random(c.n * c.cout * oh * ow, rng);
+  const Shape y_shape = {c.n, c.cout, oh, ow};
+  std::vector<TestTensor> in = {TestTensor::Of<float>({c.n, c.cin, c.h, c.w}, x),
+                                TestTensor::Const<float>({c.cout, c.cin, c.kh, c.kw}, w)};
+  std::vector<TestTensor> in_b = {
+      TestTensor::Of<float>({c.n, c.cin / kB, c.h, c.w, kB}, Blocked(x, c.n, c.cin, c.h * c.w)),
+      TestTensor::Const<float>({c.cout / kB, c.cin / kB, c.kh, c.kw, kB, kB}, BlockedWeights(w, c.cout, c.cin, taps))};
+  if (c.bias || c.residual) {
+    in.push_back(c.bias ? TestTensor::Of<float>({c.cout}, b) : TestTensor::Absent());
+    in_b.push_back(in.back());
+  }
+  if (c.residual) {
+    in.push_back(TestTensor::Of<float>(y_shape, r));
+    in_b.push_back(TestTensor::Of<float>({c.n, c.cout / kB, oh, ow, kB}, Blocked(r, c.n, c.cout, oh * ow)));
+  }
+  std::vector<TestTensor> want = {TestTensor::Empty(DType::kFloat32, y_shape)};
+  Status st = RunKernel("Conv", Attrs(c), in, &want);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::vector<TestTensor> got = {TestTensor::Empty(DType::kFloat32, {c.n, c.cout / kB, oh, ow, kB})};
+  st = RunKernel("ConvNchwc", Attrs(c), in_b, &got, Options(c.threads, "loom"));
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const std::vector<float> ref = Blocked(want[0].As<float>(), c.n, c.cout, oh * ow), y = got[0].As<float>();
+  ASSERT_EQ(y.size(), ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(y[i], ref[i], 2e-4 * (1 + std::fabs(ref[i]))) << "at " << i;
+}
+
+TEST(ConvNchwc, MatchesConvOnRandomShapes) {
+  std::mt19937 rng(7);
+  const char* acts[] = {"", "Relu", "Clip", "Swish", "HardSwish", "Sigmoid"};
+  int checked = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    Case c;
+    const int64_t k = std::vector<int64_t>{1, 1, 3, 3, 5, 7}[rng() % 6];
+    c.kh = c.kw = k;
+    if (rng() % 8 == 0) c.kw = k == 1 ? 3 : 1;  // a non-square window now and then
+    c.cin = k == 7 ? 8 : kB * (1 + rng() % 6);
+    c.cout = kB * (1 + rng() % 7);
+    c.n = 1 + rng() % 2;
+    c.h = 1 + rng() % 15;
+    c.w = 1 + rng() % 19;
+    c.sh = 1 + rng() % 2;
+    c.sw = rng() % 4 == 0 ? 3 - c.sh : c.sh;
+    if (rng() % 5 == 0) c.dh = c.dw = 2;
+    for (int64_t& p : c.pads) p = rng() % 3 == 0 ? 0 : rng() % (k / 2 + 1);
+    if (rng() % 3 == 0) c.pads[2] = c.pads[0], c.pads[3] = c.pads[1];  // symmetric
+    c.bias = rng() % 2 == 0;
+    c.residual = rng() % 3 == 0;
+    c.act = acts[rng() % 6];
+    c.threads = 1 + rng() % 2;
+    if (!c.Valid()) continue;
+    Check(c, &rng);
+    if (HasFatalFailure()) return;
+    ++checked;
+  }
+  EXPECT_GT(checked, 200);
+}
+
+TEST(ConvNchwc, MatchesConvOnPointwiseShapes) {
+  std::mt19937 rng(11);
+  for (int64_t cin : {8, 16, 24, 64})
+    for (int64_t cout : {8, 16, 24, 40})
+      for (int64_t hw : {1, 5, 6, 7, 13, 49})
+        for (int threads : {1, 2}) {
+          Case c;
+          c.cin = cin;
+          c.cout = cout;
+          c.h = hw == 49 ? 7 : 1;
+          c.w = hw == 49 ? 7 : hw;
+          c.n = hw == 13 ? 2 : 1;
+          c.bias = cout != 16;
+          c.residual = cin == 16;
+          c.act = cout == 24 ? "Relu" : cout == 40 ? "Swish" : "";
+          c.threads = threads;
+          Check(c, &rng);
+          if (HasFatalFailure()) return;
+        }
+}
+
+// A square layer of a network: Cin -> Cout at hw x hw, k x k, stride s, pads
+// pad, batch n.
+struct Layer {
+  int64_t cin, cout, hw, k, s, pad;
+  int64_t n = 1;
+};
+
+Case LayerCase(const Layer& l, const char* act, int threads) {
+  Case c;
+  c.n = l.n;
+  c.cin = l.cin;
+  c.cout = l.cout;
+  c.h = c.w = l.hw;
+  c.kh = c.kw = l.k;
+  c.sh = c.sw = l.s;
+  for (int64_t& p : c.pads) p = l.pad;
+  c.bias = true;
+  c.act = act;
+  c.threads = threads;
+  return c;
+}
+
+TEST(ConvNchwc, MatchesConvOnNetworkShapes) {
+  std::mt19937 rng(5);
+  for (const Layer& l : {Layer{16, 96, 28, 1, 1, 0}, Layer{32, 16, 30, 1, 1, 0}, Layer{144, 24, 14, 1, 1, 0},
+                         Layer{960, 320, 7, 1, 1, 0}, Layer{64, 1280, 1, 1, 1, 0}, Layer{16, 32, 27, 3, 1, 1},
+                         Layer{32, 64, 15, 3, 2, 1}, Layer{64, 64, 13, 3, 1, 1}, Layer{8, 32, 33, 7, 2, 3},
+                         Layer{24, 40, 19, 3, 2, 1, 2}, Layer{40, 24, 17, 1, 1, 0, 2}, Layer{16, 16, 9, 5, 1, 2, 2}}) {
+    for (int threads : {1, 2}) {
+      Check(LayerCase(l, "Clip", threads), &rng);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(ConvNchwc, ActivePathFollowsTheGemm) {
+  const NchwcIsa active = ActiveNchwcIsa();
+  const std::vector<NchwcIsa> supported = SupportedNchwcIsas();
+  EXPECT_EQ(supported.front(), NchwcIsa::kGeneric);
+  EXPECT_NE(std::find(supported.begin(), supported.end(), active), supported.end());
+  const char* forced = std::getenv("LOOM_CPU_ISA");
+  if (forced && std::string(forced) == "generic") {
+    EXPECT_EQ(active, NchwcIsa::kGeneric);
+  }
+  if (forced && std::string(forced) == "avx2" && supported.size() > 1) {
+    EXPECT_EQ(active, NchwcIsa::kAvx2);
+  }
+}
+
+TEST(ConvNchwc, RejectsBadNodes) {
+  const TestTensor x = TestTensor::Of<float>({1, 2, 5, 5, kB}, std::vector<float>(2 * 25 * kB, 1.f));
+  const TestTensor w = TestTensor::Const<float>({3, 2, 3, 3, kB, kB}, std::vector<float>(3 * 2 * 9 * 64, 1.f));
+  const Shape y = {1, 3, 5, 5, kB};
+  Attributes pad1;
+  pad1.SetInts("kernel_shape", {3, 3});
+  pad1.SetInts("pads", {1, 1, 1, 1});
+  auto run = [&](const Attributes& a, const std::vector<TestTensor>& in, const Shape& out) {
+    std::vector<TestTensor> outs = {TestTensor::Empty(DType::kFloat32, out)};
+    return RunKernel("ConvNchwc", a, in, &outs, Options(1, "loom"));
+  };
+  ASSERT_TRUE(run(pad1, {x, w}, y).ok());
+  auto expect_invalid = [&](const Status& st, const char* what) {
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what << ": " << st.ToString();
+  };
+  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 16, 5, 5}, std::vector<float>(400)), w}, y), "NCHW X");
+  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 2, 5, 5, 4}, std::vector<float>(200)), w}, y), "block of 4");
+  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 1, 5, 5, kB}, std::vector<float>(200)), w}, y), "Cin blocks");
+  expect_invalid(run(pad1, {TestTensor::Of<double>({1, 2, 5, 5, kB}, std::vector<double>(400)), w}, y), "dtype");
+  expect_invalid(run(pad1, {x, TestTensor::Const<float>({3, 2, 3, 3, kB}, std::vector<float>(3 * 2 * 9 * 8))}, y),
+                 "W rank");
+  expect_invalid(run(pad1, {x, w, TestTensor::Of<float>({3}, std::vector<float>(3))}, y), "B size");
+  expect_invalid(run(pad1, {x, w}, {1, 3, 3, 3, kB}), "output shape");
+  expect_invalid(run(pad1, {x, w, TestTensor::Absent(), TestTensor::Of<float>(y, std::vector<float>(600))}, y),
+                 "residual without loom.residual");
+  Attributes a = pad1;
+  a.SetInt("loom.residual", 1);
+  expect_invalid(run(a, {x, w, TestTensor::Absent(), TestTensor::Of<float>({1, 3, 5, 5}, std::vector<float>(75))}, y),
+                 "residual shape");
+  a = pad1;
+  a.SetInts("kernel_shape", {1, 1});
+  expect_invalid(run(a, {x, w}, y), "kernel_shape");
+  a = pad1;
+  a.SetInts("strides", {0, 1});
+  expect_invalid(run(a, {x, w}, y), "stride 0");
+  a = pad1;
+  a.SetInts("pads", {1, 1});
+  expect_invalid(run(a, {x, w}, y), "pads length");
+  a = pad1;
+  a.SetInt("group", 2);
+  expect_invalid(run(a, {x, w}, y), "group");
+  expect_invalid(run({}, {TestTensor::Of<float>({1, 2, 2, 2, kB}, std::vector<float>(64)), w}, {1, 3, 0, 0, kB}),
+                 "window larger than the input");
+  a = pad1;
+  a.SetString("loom.activation", "Gelu");
+  EXPECT_EQ(run(a, {x, w}, y).code(), StatusCode::kUnsupported);
+}
+
+double ThreadCpuMs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+// Median time in ms of `reps` runs of the kernel `id` prepared on `setup`:
+// the thread's CPU time with 1 thread (robust on a busy machine), wall time
+// with more.
+double MedianMs(const char* id, const KernelSetup& setup, const std::vector<TestTensor>& in, int threads, int reps) {
+  std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindById(id)->create();
+  const Status st = kernel->Prepare(setup);
+  if (!st.ok()) return -1;
+  std::vector<const void*> ins;
+  for (const TestTensor& t : in) ins.push_back(t.bytes.data());
+  std::vector<float> y(static_cast<size_t>(NumElements(setup.outputs[0].shape)));
+  void* outs[1] = {y.data()};
+  std::vector<double> scratch(kernel->ScratchBytes(threads) / sizeof(double) + 8);
+  StaticThreadPool pool(threads);
+  KernelArgs args;
+  args.inputs = ins.data();
+  args.outputs = outs;
+  args.num_inputs = ins.size();
+  args.num_outputs = 1;
+  args.scratch = scratch.data();
+  args.pool = threads > 1 ? &pool : nullptr;
+  std::vector<double> ms;
+  for (int rep = 0; rep < reps + 3; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = ThreadCpuMs();
+    if (!kernel->Run(args).ok()) return -1;
+    const double cpu = ThreadCpuMs() - c0;
+    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (rep >= 3) ms.push_back(threads == 1 ? cpu : wall);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+// ConvNchwc against Conv on the same 1x1 and 3x3 layers (reported, not
+// asserted: the machine is shared).
+TEST(ConvNchwc, LayerTimings) {
+  // A measurement, not a check: opt in with LOOM_KERNEL_TIMINGS=1.
+  if (!std::getenv("LOOM_KERNEL_TIMINGS")) GTEST_SKIP() << "set LOOM_KERNEL_TIMINGS=1 to print timings";
+  std::mt19937 rng(3);
+  for (const Layer& l : {Layer{16, 96, 112, 1, 1, 0}, Layer{32, 16, 112, 1, 1, 0}, Layer{576, 96, 14, 1, 1, 0},
+                         Layer{144, 24, 56, 1, 1, 0}, Layer{960, 320, 7, 1, 1, 0}, Layer{32, 32, 55, 3, 1, 1},
+                         Layer{64, 64, 27, 3, 2, 1}, Layer{16, 64, 13, 3, 1, 1}}) {
+    const Case c = LayerCase(l, "Relu", 1);
+    const int64_t oh = c.OutH(), ow = c.OutW(), taps = c.kh * c.kw;
+    const std::vector<float> x = Random(c.cin * c.h * c.w, &rng), w = Random(c.cout * c.cin * taps, &rng),
+                             b = Random(c.cout, &rng);
+    const std::vector<TestTensor> in = {TestTensor::Of<float>({1, c.cin, c.h, c.w}, x),
+                                        TestTensor::Const<float>({c.cout, c.cin, c.kh, c.kw}, w),
+                                        TestTensor::Of<float>({c.cout}, b)};
+    const std::vector<TestTensor> in_b = {
+        TestTensor::Of<float>({1, c.cin / kB, c.h, c.w, kB}, Blocked(x, 1, c.cin, c.h * c.w)),
+        TestTensor::Const<float>({c.cout / kB, c.cin / kB, c.kh, c.kw, kB, kB}, BlockedWeights(w, c.cout, c.cin, taps)),
+        in[2]};
+    const std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, {1, c.cout, oh, ow})};
+    const std::vector<TestTensor> out_b = {TestTensor::Empty(DType::kFloat32, {1, c.cout / kB, oh, ow, kB})};
+    const double flops = 2.0 * c.cout * oh * ow * c.cin * taps;
+    for (int threads : {1, 2}) {
+      const double nchw = MedianMs("cpu.Conv", testing::MakeKernelSetup("Conv", Attrs(c), in, out), in, threads, 51);
+      const double blocked =
+          MedianMs("cpu.ConvNchwc.loom",
+                   testing::MakeKernelSetup("ConvNchwc", Attrs(c), in_b, out_b, Options(1, "loom")), in_b, threads, 51);
+      std::printf(
+          "%s %4lld->%-4lld %3lldx%-3lld k%lld s%lld threads %d: Conv %7.3f ms, ConvNchwc %7.3f ms (%5.1f GFLOP/s)\n",
+          NchwcIsaName(ActiveNchwcIsa()), static_cast<long long>(c.cin), static_cast<long long>(c.cout),
+          static_cast<long long>(c.h), static_cast<long long>(c.w), static_cast<long long>(c.kh),
+          static_cast<long long>(c.sh), threads, nchw, blocked, flops / blocked / 1e6);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nn
+}  // namespace loom
