@@ -1,0 +1,194 @@
+// The row kernels of the NCHW8c depthwise convolution (conv_nchwc_depthwise.h),
+// written once over an 8-float vector interface V (gemm_f32::VectorOps plus
+// MulAdd) and instantiated by each instruction-set path. As with the GEMM
+// micro-kernel, a path's file includes this header inside its target region
+// after every other header, and every function here is a template on V
+// (internal linkage), so no copy compiled for one ISA is shared with another.
+//
+// One output row of one 8-channel block: the kernel rows that fall outside
+// the input are skipped (per row, not per tap); the interior columns (every
+// tap inside the input row) run Block, a tile of U consecutive pixels with
+// the taps unrolled for a kernel width KW and column stride SW known at
+// compile time: per kernel row the KW weight vectors stay in registers and
+// each input pixel is loaded once and fed to every accumulator that uses it
+// (U * KW multiply-adds for (U - 1) * SW + KW + KW loads). A span of interior
+// columns wider than U ends with a block moved back to end at the span's end
+// (a few pixels computed twice, stored with the same value); narrower spans
+// use U / 2, U / 4, ... The border columns, and every window without such a
+// compile-time form (other widths, column dilation), run CheckedPixel.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/cpu/nn/conv_nchwc_depthwise.h"
+#include "kernels/cpu/nn/gemm_f32_ukernel.h"
+
+namespace loom {
+namespace nn {
+namespace depthwise_nchwc {
+
+constexpr int kB = kDepthwiseNchwcBlock;
+
+// The fused activations applied in registers, one type each so the store
+// has no per-vector dispatch. Sigmoid, Tanh and Swish store the plain sum
+// (EpiNone) and run ApplyActivation over the finished row.
+template <class V>
+struct EpiNone {
+  typename V::T operator()(typename V::T v) const { return v; }
+};
+template <class V>
+struct EpiRelu {
+  typename V::T operator()(typename V::T v) const { return V::Max(v, V::Zero()); }
+};
+template <class V>
+struct EpiClip {
+  explicit EpiClip(const Activation& a) : lo(V::Set1(a.min)), hi(V::Set1(a.max)) {}
+  typename V::T operator()(typename V::T v) const { return V::Min(hi, V::Max(lo, v)); }
+  typename V::T lo, hi;
+};
+
+// What every pixel of one output row shares.
+struct RowArgs {
+  const float* x;    // the input plane (H x W x 8)
+  const float* w;    // the block's weights (KH x KW x 8)
+  const float* res;  // the residual row (OW x 8) or null
+  float* y;          // the output row (OW x 8)
+  int64_t ih0;       // input row of kernel row 0
+  int64_t kh_lo, kh_hi;  // kernel rows inside the input
+};
+
+template <class V, class Epi>
+inline void StorePixel(const RowArgs& r, int64_t ow, typename V::T v, const Epi& epi) {
+  if (r.res) v = V::Add(v, V::Load(r.res + ow * kB));
+  V::Store(r.y + ow * kB, epi(v));
+}
+
+// Output pixel ow with every tap checked against the input row (any window).
+template <class V, class Epi>
+inline void CheckedPixel(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t ow,
+                         const Epi& epi) {
+  using T = typename V::T;
+  const int64_t iw0 = ow * g.stride_w - g.pad_left, dw = g.dilation_w;
+  const int64_t kw_lo = iw0 < 0 ? (-iw0 + dw - 1) / dw : 0;
+  const int64_t kw_hi = iw0 > g.in_w - 1 ? 0 : std::min<int64_t>(g.kernel_w, (g.in_w - 1 - iw0) / dw + 1);
+  // Two accumulators halve the dependency chain of the multiply-adds.
+  T acc[2] = {bias, V::Zero()};
+  int parity = 0;
+  for (int64_t kh = r.kh_lo; kh < r.kh_hi; ++kh) {
+    const float* row = r.x + ((r.ih0 + kh * g.dilation_h) * g.in_w + iw0) * kB;
+    const float* wk = r.w + kh * g.kernel_w * kB;
+    for (int64_t kw = kw_lo; kw < kw_hi; ++kw, parity ^= 1)
+      acc[parity] = V::MulAdd(V::Load(row + kw * dw * kB), V::Load(wk + kw * kB), acc[parity]);
+  }
+  StorePixel<V>(r, ow, V::Add(acc[0], acc[1]), epi);
+}
+
+// U interior output pixels from ow0 (stride SW, kernel width KW, column
+// dilation 1).
+template <class V, int KW, int SW, int U, class Epi>
+inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t ow0,
+                  const Epi& epi) {
+  using T = typename V::T;
+  T acc[U];
+  gemm_f32::Unroll<U>([&](auto u) { acc[u] = bias; });
+  for (int64_t kh = r.kh_lo; kh < r.kh_hi; ++kh) {
+    const float* in = r.x + ((r.ih0 + kh * g.dilation_h) * g.in_w + ow0 * SW - g.pad_left) * kB;
+    const float* wk = r.w + kh * KW * kB;
+    T wv[KW];
+    gemm_f32::Unroll<KW>([&](auto kw) { wv[kw] = V::Load(wk + kw * kB); });
+    // Input pixel j feeds output pixel u through tap kw = j - u * SW.
+    gemm_f32::Unroll<(U - 1) * SW + KW>([&](auto j) {
+      const T xv = V::Load(in + j * kB);
+      gemm_f32::Unroll<KW>([&](auto kw) {
+        constexpr int d = decltype(j)::value - decltype(kw)::value;
+        if constexpr (d >= 0 && d % SW == 0 && d / SW < U) acc[d / SW] = V::MulAdd(xv, wv[kw], acc[d / SW]);
+      });
+    });
+  }
+  gemm_f32::Unroll<U>([&](auto u) { StorePixel<V>(r, ow0 + u, acc[u], epi); });
+}
+
+// Interior pixels [begin, end) in blocks of U, the last one moved back to end
+// at `end`; spans narrower than U in smaller blocks.
+template <class V, int KW, int SW, int U, class Epi>
+inline void Span(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t begin, int64_t end,
+                 const Epi& epi) {
+  if (end - begin >= U) {
+    for (int64_t ow = begin; ow < end; ow += U) Block<V, KW, SW, U>(g, r, bias, std::min(ow, end - U), epi);
+  } else if constexpr (U > 1) {
+    Span<V, KW, SW, U / 2>(g, r, bias, begin, end, epi);
+  }
+}
+
+// DepthwiseNchwcRowsFn body for one compile-time window (KW > 0) or the
+// checked form of every window (KW == 0), with the activation `epi` applied
+// in registers.
+template <class V, int U, int KW, int SW, class Epi>
+void PlaneRows(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, const Epi& epi,
+               int64_t oh0, int64_t oh1) {
+  using T = typename V::T;
+  const T bias = p.bias ? V::Load(p.bias) : V::Zero();
+  const bool row_activation =
+      act.kind == ActivationKind::kSigmoid || act.kind == ActivationKind::kTanh || act.kind == ActivationKind::kSwish;
+  const int64_t first = KW > 0 ? g.interior_begin : g.out_w, last = KW > 0 ? g.interior_end : g.out_w;
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    RowArgs r;
+    r.x = p.x;
+    r.w = p.w;
+    r.res = p.residual ? p.residual + oh * g.out_w * kB : nullptr;
+    r.y = p.y + oh * g.out_w * kB;
+    r.ih0 = oh * g.stride_h - g.pad_top;
+    r.kh_lo = r.ih0 < 0 ? (-r.ih0 + g.dilation_h - 1) / g.dilation_h : 0;
+    r.kh_hi = r.ih0 > g.in_h - 1 ? 0 : std::min<int64_t>(g.kernel_h, (g.in_h - 1 - r.ih0) / g.dilation_h + 1);
+    for (int64_t ow = 0; ow < first; ++ow) CheckedPixel<V>(g, r, bias, ow, epi);
+    if constexpr (KW > 0) Span<V, KW, SW, U>(g, r, bias, first, last, epi);
+    for (int64_t ow = last; ow < g.out_w; ++ow) CheckedPixel<V>(g, r, bias, ow, epi);
+    if (row_activation) ApplyActivation(act, r.y, g.out_w * kB);
+  }
+}
+
+// PlaneRows for the window and activation of `g` and `act`.
+template <class V, int U, int KW, int SW>
+void PlaneRowsWindow(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act,
+                     int64_t oh0, int64_t oh1) {
+  switch (act.kind) {
+    case ActivationKind::kRelu:
+      return PlaneRows<V, U, KW, SW>(g, p, act, EpiRelu<V>(), oh0, oh1);
+    case ActivationKind::kClip:
+      return PlaneRows<V, U, KW, SW>(g, p, act, EpiClip<V>(act), oh0, oh1);
+    case ActivationKind::kLeakyRelu:
+    case ActivationKind::kHardSigmoid:
+    case ActivationKind::kHardSwish:
+      return PlaneRows<V, U, KW, SW>(g, p, act, gemm_f32::VectorActivation<V>(&act), oh0, oh1);
+    default:
+      return PlaneRows<V, U, KW, SW>(g, p, act, EpiNone<V>(), oh0, oh1);
+  }
+}
+
+// DepthwiseNchwcRowsFn of a path with U-pixel blocks: kernel widths 3, 5
+// and 7 with column stride 1 or 2 and column dilation 1 unrolled, anything
+// else checked.
+template <class V, int U>
+void PlaneRowsAny(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, int64_t oh0,
+                  int64_t oh1) {
+  const int64_t key = g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2) ? g.kernel_w * 10 + g.stride_w : 0;
+  switch (key) {
+#define LOOM_DW_NCHWC_CASE(KW, SW) \
+  case KW * 10 + SW:               \
+    return PlaneRowsWindow<V, U, KW, SW>(g, p, act, oh0, oh1);
+    LOOM_DW_NCHWC_CASE(3, 1)
+    LOOM_DW_NCHWC_CASE(3, 2)
+    LOOM_DW_NCHWC_CASE(5, 1)
+    LOOM_DW_NCHWC_CASE(5, 2)
+    LOOM_DW_NCHWC_CASE(7, 1)
+    LOOM_DW_NCHWC_CASE(7, 2)
+#undef LOOM_DW_NCHWC_CASE
+    default:
+      return PlaneRowsWindow<V, U, 0, 1>(g, p, act, oh0, oh1);
+  }
+}
+
+}  // namespace depthwise_nchwc
+}  // namespace nn
+}  // namespace loom
