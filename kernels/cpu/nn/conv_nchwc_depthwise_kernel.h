@@ -11,11 +11,10 @@
 // the taps unrolled for a kernel width KW and column stride SW known at
 // compile time: per kernel row the KW weight vectors stay in registers and
 // each input pixel is loaded once and fed to every accumulator that uses it
-// (U * KW multiply-adds for (U - 1) * SW + KW + KW loads). A span of interior
-// columns wider than U ends with a block moved back to end at the span's end
-// (a few pixels computed twice, stored with the same value); narrower spans
-// use U / 2, U / 4, ... The border columns, and every window without such a
-// compile-time form (other widths, column dilation), run CheckedPixel.
+// (U * KW multiply-adds for (U - 1) * SW + KW + KW loads); the columns left
+// over run blocks of U / 2, U / 4, ..., 1. The border columns, and every
+// window without such a compile-time form (other widths, column dilation),
+// run CheckedPixel.
 #pragma once
 
 #include <algorithm>
@@ -64,7 +63,9 @@ inline void StorePixel(const RowArgs& r, int64_t ow, typename V::T v, const Epi&
   V::Store(r.y + ow * kB, epi(v));
 }
 
-// Output pixel ow with every tap checked against the input row (any window).
+// Output pixel ow of any window, every tap checked against the input row.
+// Two accumulators (even and odd taps) halve the chain of dependent
+// multiply-adds.
 template <class V, class Epi>
 inline void CheckedPixel(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t ow,
                          const Epi& epi) {
@@ -72,34 +73,47 @@ inline void CheckedPixel(const DepthwiseNchwcGeometry& g, const RowArgs& r, type
   const int64_t iw0 = ow * g.stride_w - g.pad_left, dw = g.dilation_w;
   const int64_t kw_lo = iw0 < 0 ? (-iw0 + dw - 1) / dw : 0;
   const int64_t kw_hi = iw0 > g.in_w - 1 ? 0 : std::min<int64_t>(g.kernel_w, (g.in_w - 1 - iw0) / dw + 1);
-  // Two accumulators halve the dependency chain of the multiply-adds.
-  T acc[2] = {bias, V::Zero()};
-  int parity = 0;
+  T acc0 = bias, acc1 = V::Zero();
   for (int64_t kh = r.kh_lo; kh < r.kh_hi; ++kh) {
     const float* row = r.x + ((r.ih0 + kh * g.dilation_h) * g.in_w + iw0) * kB;
     const float* wk = r.w + kh * g.kernel_w * kB;
-    for (int64_t kw = kw_lo; kw < kw_hi; ++kw, parity ^= 1)
-      acc[parity] = V::MulAdd(V::Load(row + kw * dw * kB), V::Load(wk + kw * kB), acc[parity]);
+    int64_t kw = kw_lo;
+    for (; kw + 1 < kw_hi; kw += 2) {
+      acc0 = V::MulAdd(V::Load(row + kw * dw * kB), V::Load(wk + kw * kB), acc0);
+      acc1 = V::MulAdd(V::Load(row + (kw + 1) * dw * kB), V::Load(wk + (kw + 1) * kB), acc1);
+    }
+    if (kw < kw_hi) acc0 = V::MulAdd(V::Load(row + kw * dw * kB), V::Load(wk + kw * kB), acc0);
   }
-  StorePixel<V>(r, ow, V::Add(acc[0], acc[1]), epi);
+  StorePixel<V>(r, ow, V::Add(acc0, acc1), epi);
 }
 
-// U interior output pixels from ow0 (stride SW, kernel width KW, column
-// dilation 1).
-template <class V, int KW, int SW, int U, class Epi>
+// The zero pixel an edge block reads for an input column outside the row.
+alignas(64) inline constexpr float kZeroPixel[kB] = {};
+
+// U output pixels from ow0 (kernel width KW, column stride SW, column
+// dilation 1). kEdge: some input columns lie outside the row and read as
+// zeros.
+template <class V, int KW, int SW, int U, bool kEdge, class Epi>
 inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t ow0,
                   const Epi& epi) {
   using T = typename V::T;
+  const int64_t col0 = ow0 * SW - g.pad_left;
   T acc[U];
   gemm_f32::Unroll<U>([&](auto u) { acc[u] = bias; });
   for (int64_t kh = r.kh_lo; kh < r.kh_hi; ++kh) {
-    const float* in = r.x + ((r.ih0 + kh * g.dilation_h) * g.in_w + ow0 * SW - g.pad_left) * kB;
+    const float* row = r.x + (r.ih0 + kh * g.dilation_h) * g.in_w * kB;
     const float* wk = r.w + kh * KW * kB;
     T wv[KW];
     gemm_f32::Unroll<KW>([&](auto kw) { wv[kw] = V::Load(wk + kw * kB); });
-    // Input pixel j feeds output pixel u through tap kw = j - u * SW.
+    // Input column col0 + j feeds output pixel u through tap kw = j - u * SW.
     gemm_f32::Unroll<(U - 1) * SW + KW>([&](auto j) {
-      const T xv = V::Load(in + j * kB);
+      const int64_t col = col0 + j;
+      T xv;
+      if constexpr (kEdge) {
+        xv = V::Load(col >= 0 && col < g.in_w ? row + col * kB : kZeroPixel);
+      } else {
+        xv = V::Load(row + col * kB);
+      }
       gemm_f32::Unroll<KW>([&](auto kw) {
         constexpr int d = decltype(j)::value - decltype(kw)::value;
         if constexpr (d >= 0 && d % SW == 0 && d / SW < U) acc[d / SW] = V::MulAdd(xv, wv[kw], acc[d / SW]);
@@ -109,16 +123,20 @@ inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V:
   gemm_f32::Unroll<U>([&](auto u) { StorePixel<V>(r, ow0 + u, acc[u], epi); });
 }
 
-// Interior pixels [begin, end) in blocks of U, the last one moved back to end
-// at `end`; spans narrower than U in smaller blocks.
+// Output pixels [begin, end) in blocks of U, the rest in at most one block
+// each of U / 2, U / 4, ..., 1 (independent, so they overlap in the core as
+// one block would). Blocks outside the interior columns of g are edge blocks.
 template <class V, int KW, int SW, int U, class Epi>
 inline void Span(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t begin, int64_t end,
                  const Epi& epi) {
-  if (end - begin >= U) {
-    for (int64_t ow = begin; ow < end; ow += U) Block<V, KW, SW, U>(g, r, bias, std::min(ow, end - U), epi);
-  } else if constexpr (U > 1) {
-    Span<V, KW, SW, U / 2>(g, r, bias, begin, end, epi);
+  for (; begin + U <= end; begin += U) {
+    if (begin >= g.interior_begin && begin + U <= g.interior_end) {
+      Block<V, KW, SW, U, false>(g, r, bias, begin, epi);
+    } else {
+      Block<V, KW, SW, U, true>(g, r, bias, begin, epi);
+    }
   }
+  if constexpr (U > 1) Span<V, KW, SW, U / 2>(g, r, bias, begin, end, epi);
 }
 
 // DepthwiseNchwcRowsFn body for one compile-time window (KW > 0) or the
@@ -131,7 +149,6 @@ void PlaneRows(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, co
   const T bias = p.bias ? V::Load(p.bias) : V::Zero();
   const bool row_activation =
       act.kind == ActivationKind::kSigmoid || act.kind == ActivationKind::kTanh || act.kind == ActivationKind::kSwish;
-  const int64_t first = KW > 0 ? g.interior_begin : g.out_w, last = KW > 0 ? g.interior_end : g.out_w;
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     RowArgs r;
     r.x = p.x;
@@ -141,9 +158,11 @@ void PlaneRows(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, co
     r.ih0 = oh * g.stride_h - g.pad_top;
     r.kh_lo = r.ih0 < 0 ? (-r.ih0 + g.dilation_h - 1) / g.dilation_h : 0;
     r.kh_hi = r.ih0 > g.in_h - 1 ? 0 : std::min<int64_t>(g.kernel_h, (g.in_h - 1 - r.ih0) / g.dilation_h + 1);
-    for (int64_t ow = 0; ow < first; ++ow) CheckedPixel<V>(g, r, bias, ow, epi);
-    if constexpr (KW > 0) Span<V, KW, SW, U>(g, r, bias, first, last, epi);
-    for (int64_t ow = last; ow < g.out_w; ++ow) CheckedPixel<V>(g, r, bias, ow, epi);
+    if constexpr (KW > 0) {
+      Span<V, KW, SW, U>(g, r, bias, 0, g.out_w, epi);
+    } else {
+      for (int64_t ow = 0; ow < g.out_w; ++ow) CheckedPixel<V>(g, r, bias, ow, epi);
+    }
     if (row_activation) ApplyActivation(act, r.y, g.out_w * kB);
   }
 }
