@@ -124,10 +124,7 @@ class DepthwiseConvNchwcKernel final : public Kernel {
 
 Status DepthwiseConvNchwcKernel::Prepare(const KernelSetup& setup) {
   constexpr int kB = kDepthwiseNchwcBlock;
-  if (setup.inputs.size() < 2 || setup.inputs.size() > 4 || !setup.HasInput(0) || !setup.HasInput(1))
-    return setup.Invalid("expects inputs X, W, optional B and optional residual R, got " +
-                         std::to_string(setup.inputs.size()));
-  if (setup.outputs.size() != 1) return setup.Invalid("expects 1 output");
+  RETURN_IF_ERROR(CheckNode(setup, 2, 4, 1, 1));  // X, W, optional B and R; Y
   const TensorInfo& x = setup.inputs[0];
   const TensorInfo& w = setup.inputs[1];
   for (const TensorInfo* t : {&x, &w})
@@ -154,8 +151,8 @@ Status DepthwiseConvNchwcKernel::Prepare(const KernelSetup& setup) {
   if (has_bias_) {
     const TensorInfo& b = setup.inputs[2];
     if (b.dtype != DType::kFloat32 || b.shape != Shape{blocks * kB})
-      return setup.Invalid(std::string("B has dtype ") + DTypeName(b.dtype) + " and shape " +
-                           ShapeToString(b.shape) + ", expected float32 [" + std::to_string(blocks * kB) + "]");
+      return setup.Invalid(std::string("B has dtype ") + DTypeName(b.dtype) + " and shape " + ShapeToString(b.shape) +
+                           ", expected float32 [" + std::to_string(blocks * kB) + "]");
   }
   const Shape out_shape = {x.shape[0], blocks, wg.out[1], wg.out[2], kB};
   RETURN_IF_ERROR(CheckOutput(setup, 0, DType::kFloat32, out_shape));

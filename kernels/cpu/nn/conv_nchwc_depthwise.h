@@ -83,8 +83,7 @@ class DepthwiseConvNchwc {
 
   // The whole operator on blocked tensors (see the top of the file); bias and
   // residual may be null. Tiny problems stay on the calling thread.
-  void Run(const float* x, const float* w, const float* bias, const float* residual, float* y,
-           ThreadPool* pool) const;
+  void Run(const float* x, const float* w, const float* bias, const float* residual, float* y, ThreadPool* pool) const;
 
  private:
   DepthwiseNchwcGeometry g_;

@@ -49,11 +49,11 @@ struct EpiClip {
 
 // What every pixel of one output row shares.
 struct RowArgs {
-  const float* x;    // the input plane (H x W x 8)
-  const float* w;    // the block's weights (KH x KW x 8)
-  const float* res;  // the residual row (OW x 8) or null
-  float* y;          // the output row (OW x 8)
-  int64_t ih0;       // input row of kernel row 0
+  const float* x;        // the input plane (H x W x 8)
+  const float* w;        // the block's weights (KH x KW x 8)
+  const float* res;      // the residual row (OW x 8) or null
+  float* y;              // the output row (OW x 8)
+  int64_t ih0;           // input row of kernel row 0
   int64_t kh_lo, kh_hi;  // kernel rows inside the input
 };
 
@@ -94,8 +94,7 @@ alignas(64) inline constexpr float kZeroPixel[kB] = {};
 // dilation 1). kEdge: some input columns lie outside the row and read as
 // zeros.
 template <class V, int KW, int SW, int U, bool kEdge, class Epi>
-inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t ow0,
-                  const Epi& epi) {
+inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t ow0, const Epi& epi) {
   using T = typename V::T;
   const int64_t col0 = ow0 * SW - g.pad_left;
   T acc[U];
@@ -141,11 +140,14 @@ inline void Span(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::
 
 // DepthwiseNchwcRowsFn body for one compile-time window (KW > 0) or the
 // checked form of every window (KW == 0), with the activation `epi` applied
-// in registers.
+// in registers. The geometry and the activation are copied: the output
+// stores could alias the caller's copies, which would be reloaded after every
+// store.
 template <class V, int U, int KW, int SW, class Epi>
-void PlaneRows(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, const Epi& epi,
-               int64_t oh0, int64_t oh1) {
+void PlaneRows(const DepthwiseNchwcGeometry& geometry, const DepthwiseNchwcPlane& p, const Activation& act,
+               const Epi epi, int64_t oh0, int64_t oh1) {
   using T = typename V::T;
+  const DepthwiseNchwcGeometry g = geometry;
   const T bias = p.bias ? V::Load(p.bias) : V::Zero();
   const bool row_activation =
       act.kind == ActivationKind::kSigmoid || act.kind == ActivationKind::kTanh || act.kind == ActivationKind::kSwish;
@@ -169,8 +171,8 @@ void PlaneRows(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, co
 
 // PlaneRows for the window and activation of `g` and `act`.
 template <class V, int U, int KW, int SW>
-void PlaneRowsWindow(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act,
-                     int64_t oh0, int64_t oh1) {
+void PlaneRowsWindow(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, int64_t oh0,
+                     int64_t oh1) {
   switch (act.kind) {
     case ActivationKind::kRelu:
       return PlaneRows<V, U, KW, SW>(g, p, act, EpiRelu<V>(), oh0, oh1);

@@ -44,7 +44,8 @@ struct Case {
   bool Valid() const { return h + pt + pb >= (kh - 1) * dh + 1 && w + pl + pr >= (kw - 1) * dw + 1; }
   std::string Describe() const {
     char s[200];
-    std::snprintf(s, sizeof(s), "N%lld C%lld %lldx%lld k%lldx%lld s%lld,%lld d%lld,%lld pads %lld,%lld,%lld,%lld "
+    std::snprintf(s, sizeof(s),
+                  "N%lld C%lld %lldx%lld k%lldx%lld s%lld,%lld d%lld,%lld pads %lld,%lld,%lld,%lld "
                   "bias %d residual %d act %d",
                   (long long)n, (long long)c, (long long)h, (long long)w, (long long)kh, (long long)kw, (long long)sh,
                   (long long)sw, (long long)dh, (long long)dw, (long long)pt, (long long)pl, (long long)pb,
@@ -113,7 +114,7 @@ Attributes Attrs(const Case& c, bool group) {
 
 // A case's data in both layouts and the Conv kernel's result, blocked.
 struct Data {
-  std::vector<float> x, w, b, r;      // NCHW, OIHW, [C], NCHW
+  std::vector<float> x, w, b, r;        // NCHW, OIHW, [C], NCHW
   std::vector<float> xb, wb, rb, want;  // blocked
 };
 
@@ -211,18 +212,27 @@ std::string IsaName(const ::testing::TestParamInfo<const DepthwiseNchwcIsa*>& in
 
 INSTANTIATE_TEST_SUITE_P(Isas, DepthwiseConvNchwcTest, ::testing::ValuesIn(SupportedDepthwiseNchwcIsas()), IsaName);
 
-TEST_P(DepthwiseConvNchwcTest, MatchesConvOnRandomShapes) {
-  std::mt19937 rng(2024);
+// Calls check(c, d, iter) on `iters` random cases c with their data d, until
+// a failure; returns how many ran.
+template <typename F>
+int ForRandomCases(uint32_t seed, int iters, F check) {
+  std::mt19937 rng(seed);
   int checked = 0;
-  for (int iter = 0; iter < 300; ++iter) {
+  for (int iter = 0; iter < iters; ++iter) {
     const Case c = RandomCase(&rng);
     if (!c.Valid()) continue;
     const Data d = MakeData(c, &rng);
-    if (HasFailure()) return;
-    Check(c, d, *GetParam(), 1 + iter % 3);
-    if (HasFatalFailure()) return;
+    if (::testing::Test::HasFailure()) break;
+    check(c, d, iter);
+    if (::testing::Test::HasFatalFailure()) break;
     ++checked;
   }
+  return checked;
+}
+
+TEST_P(DepthwiseConvNchwcTest, MatchesConvOnRandomShapes) {
+  const int checked = ForRandomCases(
+      2024, 300, [&](const Case& c, const Data& d, int iter) { Check(c, d, *GetParam(), 1 + iter % 3); });
   EXPECT_GT(checked, 250);
 }
 
@@ -301,13 +311,7 @@ RunOptions LoomOptions(int threads) {
 }
 
 TEST(DepthwiseConvNchwc, RegisteredKernelMatchesConv) {
-  std::mt19937 rng(55);
-  int checked = 0;
-  for (int iter = 0; iter < 40; ++iter) {
-    const Case c = RandomCase(&rng);
-    if (!c.Valid()) continue;
-    const Data d = MakeData(c, &rng);
-    if (HasFailure()) return;
+  const int checked = ForRandomCases(55, 40, [](const Case& c, const Data& d, int iter) {
     std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, {c.n, c.c / kB, c.OutH(), c.OutW(), kB})};
     // The group attribute is optional (it can only be C).
     const Status st = RunKernel("DepthwiseConvNchwc", Attrs(c, iter % 2 == 0), NodeInputs(c, d), &out,
@@ -316,8 +320,7 @@ TEST(DepthwiseConvNchwc, RegisteredKernelMatchesConv) {
     const std::vector<float> y = out[0].As<float>();
     ASSERT_EQ(y.size(), d.want.size());
     for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], d.want[i], 1e-4) << c.Describe() << " at " << i;
-    ++checked;
-  }
+  });
   EXPECT_GT(checked, 30);
 }
 
@@ -348,7 +351,7 @@ TEST(DepthwiseConvNchwc, RefusesMalformedNodes) {
     Out out = {TestTensor::Empty(DType::kFloat32, out_shape)};
     ASSERT_TRUE(RunKernel("DepthwiseConvNchwc", Attrs(c, true), in, &out, LoomOptions(1)).ok());
   }
-  expect_invalid("expects inputs X, W", [](In* in, Attributes*, Out*) { in->resize(1); });
+  expect_invalid("has 1 inputs, expected", [](In* in, Attributes*, Out*) { in->resize(1); });
   expect_invalid("X has shape", [&](In* in, Attributes*, Out*) {
     (*in)[0] = TestTensor::Of<float>({1, 16, 6, 6}, d.x);  // NCHW, not blocked
   });
@@ -364,9 +367,8 @@ TEST(DepthwiseConvNchwc, RefusesMalformedNodes) {
   expect_invalid("W has shape", [&](In* in, Attributes*, Out*) {
     (*in)[1] = TestTensor::Const<float>({16, 1, 3, 3}, d.w);  // OIHW, not blocked
   });
-  expect_invalid("B has dtype float32 and shape 8", [&](In* in, Attributes*, Out*) {
-    (*in)[2] = TestTensor::Of<float>({8}, std::vector<float>(8));
-  });
+  expect_invalid("B has dtype float32 and shape 8",
+                 [&](In* in, Attributes*, Out*) { (*in)[2] = TestTensor::Of<float>({8}, std::vector<float>(8)); });
   expect_invalid("group 1", [](In*, Attributes* a, Out*) { a->SetInt("group", 1); });
   expect_invalid("kernel_shape", [](In*, Attributes* a, Out*) { a->SetInts("kernel_shape", {5, 5}); });
   expect_invalid("strides", [](In*, Attributes* a, Out*) { a->SetInts("strides", {0, 1}); });
@@ -420,9 +422,9 @@ TEST(DepthwiseConvNchwc, LayerTimings) {
     int64_t c, h, k, s;
   };
   std::mt19937 rng(1);
-  for (const Layer& l : {Layer{32, 112, 3, 1}, Layer{96, 112, 3, 2}, Layer{144, 56, 3, 1}, Layer{144, 56, 3, 2},
-                         Layer{576, 14, 3, 2}, Layer{960, 7, 3, 1}, Layer{240, 28, 5, 2}, Layer{672, 14, 5, 1},
-                         Layer{1152, 7, 5, 1}}) {
+  for (const Layer& l :
+       {Layer{32, 112, 3, 1}, Layer{96, 112, 3, 2}, Layer{144, 56, 3, 1}, Layer{144, 56, 3, 2}, Layer{576, 14, 3, 2},
+        Layer{960, 7, 3, 1}, Layer{240, 28, 5, 2}, Layer{672, 14, 5, 1}, Layer{1152, 7, 5, 1}}) {
     Case c;
     c.c = l.c;
     c.h = c.w = l.h;
