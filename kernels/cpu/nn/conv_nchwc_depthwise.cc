@@ -11,25 +11,44 @@
 #include "kernels/common/attribute_readers.h"
 #include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/conv_geometry.h"
+#include "kernels/cpu/nn/conv_nchwc_depthwise_kernel.h"
 #include "kernels/cpu/nn/gemm_f32_isa.h"
 #include "kernels/cpu/nn/residual_input.h"
-
-// The generic path's 8-float vectors are passed by value between inlined
-// templates only; GCC's note that such values change the ABI without AVX does
-// not apply.
-#pragma GCC diagnostic ignored "-Wpsabi"
-#include "kernels/cpu/nn/conv_nchwc_depthwise_kernel.h"
 
 namespace loom {
 namespace nn {
 namespace {
 
-// Eight floats with GCC's vector extensions: two SSE2 vectors on x86-64, two
-// NEON vectors on ARM, scalar code where the ISA has no vectors.
-typedef float Float8 __attribute__((vector_size(32)));
+// Eight floats as two 4-float GCC vectors: SSE2 on x86-64, NEON on ARM,
+// scalar code where the ISA has no vectors. (A single 32-byte GCC vector
+// would live in memory on targets without 32-byte registers.)
+typedef float Float4 __attribute__((vector_size(16)));
 
-struct GenericVector : gemm_f32::VectorOps<Float8, GenericVector> {
-  static T MulAdd(T a, T b, T c) { return a * b + c; }
+struct Float4x2 {
+  Float4 lo, hi;
+};
+
+struct GenericVector {
+  using T = Float4x2;
+  static constexpr int kLanes = 8;
+  static T Zero() { return {Float4{}, Float4{}}; }
+  static T Set1(float x) { return {Float4{} + x, Float4{} + x}; }
+  static T Load(const float* p) {
+    T v;
+    std::memcpy(&v.lo, p, sizeof(Float4));
+    std::memcpy(&v.hi, p + 4, sizeof(Float4));
+    return v;
+  }
+  static void Store(float* p, T v) {
+    std::memcpy(p, &v.lo, sizeof(Float4));
+    std::memcpy(p + 4, &v.hi, sizeof(Float4));
+  }
+  static T Add(T a, T b) { return {a.lo + b.lo, a.hi + b.hi}; }
+  static T Mul(T a, T b) { return {a.lo * b.lo, a.hi * b.hi}; }
+  // As gemm_f32::VectorOps: a > b ? a : b and a < b ? a : b, lane-wise.
+  static T Max(T a, T b) { return {a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi}; }
+  static T Min(T a, T b) { return {a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi}; }
+  static T MulAdd(T a, T b, T c) { return {a.lo * b.lo + c.lo, a.hi * b.hi + c.hi}; }
 };
 
 // 4-pixel blocks: 8 of the 16 SSE2 registers hold the accumulators.

@@ -30,21 +30,18 @@ namespace depthwise_nchwc {
 constexpr int kB = kDepthwiseNchwcBlock;
 
 // The fused activations applied in registers, one type each so the store
-// has no per-vector dispatch. Sigmoid, Tanh and Swish store the plain sum
-// (EpiNone) and run ApplyActivation over the finished row.
-template <class V>
-struct EpiNone {
-  typename V::T operator()(typename V::T v) const { return v; }
-};
-template <class V>
-struct EpiRelu {
-  typename V::T operator()(typename V::T v) const { return V::Max(v, V::Zero()); }
-};
+// has no per-vector dispatch: Clip (also no activation: bounds -inf, +inf)
+// and Relu. The others store the sum and run ApplyActivation over the
+// finished row.
 template <class V>
 struct EpiClip {
   explicit EpiClip(const Activation& a) : lo(V::Set1(a.min)), hi(V::Set1(a.max)) {}
   typename V::T operator()(typename V::T v) const { return V::Min(hi, V::Max(lo, v)); }
   typename V::T lo, hi;
+};
+template <class V>
+struct EpiRelu {
+  typename V::T operator()(typename V::T v) const { return V::Max(v, V::Zero()); }
 };
 
 // What every pixel of one output row shares.
@@ -150,7 +147,7 @@ void PlaneRows(const DepthwiseNchwcGeometry& geometry, const DepthwiseNchwcPlane
   const DepthwiseNchwcGeometry g = geometry;
   const T bias = p.bias ? V::Load(p.bias) : V::Zero();
   const bool row_activation =
-      act.kind == ActivationKind::kSigmoid || act.kind == ActivationKind::kTanh || act.kind == ActivationKind::kSwish;
+      act.kind != ActivationKind::kNone && act.kind != ActivationKind::kRelu && act.kind != ActivationKind::kClip;
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     RowArgs r;
     r.x = p.x;
@@ -173,18 +170,9 @@ void PlaneRows(const DepthwiseNchwcGeometry& geometry, const DepthwiseNchwcPlane
 template <class V, int U, int KW, int SW>
 void PlaneRowsWindow(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, int64_t oh0,
                      int64_t oh1) {
-  switch (act.kind) {
-    case ActivationKind::kRelu:
-      return PlaneRows<V, U, KW, SW>(g, p, act, EpiRelu<V>(), oh0, oh1);
-    case ActivationKind::kClip:
-      return PlaneRows<V, U, KW, SW>(g, p, act, EpiClip<V>(act), oh0, oh1);
-    case ActivationKind::kLeakyRelu:
-    case ActivationKind::kHardSigmoid:
-    case ActivationKind::kHardSwish:
-      return PlaneRows<V, U, KW, SW>(g, p, act, gemm_f32::VectorActivation<V>(&act), oh0, oh1);
-    default:
-      return PlaneRows<V, U, KW, SW>(g, p, act, EpiNone<V>(), oh0, oh1);
-  }
+  if (act.kind == ActivationKind::kRelu) return PlaneRows<V, U, KW, SW>(g, p, act, EpiRelu<V>(), oh0, oh1);
+  return PlaneRows<V, U, KW, SW>(g, p, act, EpiClip<V>(act.kind == ActivationKind::kClip ? act : Activation()), oh0,
+                                 oh1);
 }
 
 // DepthwiseNchwcRowsFn of a path with U-pixel blocks: kernel widths 3, 5
