@@ -12,17 +12,17 @@
 // Each 8-channel block is one vector and every tap one vector multiply-add,
 // so rows are read and written sequentially and no padded copy is needed:
 // per (image, block) plane and output row the kernel rows outside the input
-// are skipped, the interior columns run register tiles of several pixels
-// with the taps unrolled (kernel widths 3, 5, 7; column stride 1 or 2) and
-// the border columns a checked per-pixel loop (conv_nchwc_depthwise_kernel.h).
-// Bias, residual and the piecewise-linear activations are applied in
-// registers; Sigmoid, Tanh and Swish by ApplyActivation on the stored row.
+// are skipped and the columns run register tiles of several pixels with the
+// taps unrolled (kernel widths 3, 5, 7; column stride 1 or 2), reading a zero
+// pixel for columns outside the input (conv_nchwc_depthwise_kernel.h).
+// Bias, residual, Relu and Clip are applied in registers; the other fused
+// activations by ApplyActivation on the stored row.
 // Threads split (image, block, row range).
 //
-// The row kernels exist per instruction set: generic (GCC 8-float vectors:
-// SSE2, NEON or scalar code) and AVX2+FMA (conv_nchwc_depthwise_avx2.cc),
-// which runs when the fp32 GEMM's path (ActiveGemmF32Isa(), forced with
-// LOOM_CPU_ISA) is avx2 or avx512.
+// The row kernels exist per instruction set: generic (pairs of 4-float GCC
+// vectors: SSE2, NEON or scalar code) and AVX2+FMA (in
+// conv_nchwc_depthwise_avx2.cc), which runs when the fp32 GEMM's path
+// (ActiveGemmF32Isa(), forced with LOOM_CPU_ISA) is avx2 or avx512.
 #pragma once
 
 #include <cstdint>

@@ -1,20 +1,22 @@
 // The row kernels of the NCHW8c depthwise convolution (conv_nchwc_depthwise.h),
-// written once over an 8-float vector interface V (gemm_f32::VectorOps plus
-// MulAdd) and instantiated by each instruction-set path. As with the GEMM
-// micro-kernel, a path's file includes this header inside its target region
-// after every other header, and every function here is a template on V
-// (internal linkage), so no copy compiled for one ISA is shared with another.
+// written once over an 8-float vector interface V (the operations of
+// gemm_f32::VectorOps plus MulAdd) and instantiated by each instruction-set
+// path. As with the GEMM micro-kernel, a path's file includes this header
+// inside its target region after every other header, and every function here
+// is a template on V (internal linkage), so no copy compiled for one ISA is
+// shared with another.
 //
 // One output row of one 8-channel block: the kernel rows that fall outside
-// the input are skipped (per row, not per tap); the interior columns (every
-// tap inside the input row) run Block, a tile of U consecutive pixels with
-// the taps unrolled for a kernel width KW and column stride SW known at
-// compile time: per kernel row the KW weight vectors stay in registers and
-// each input pixel is loaded once and fed to every accumulator that uses it
-// (U * KW multiply-adds for (U - 1) * SW + KW + KW loads); the columns left
-// over run blocks of U / 2, U / 4, ..., 1. The border columns, and every
-// window without such a compile-time form (other widths, column dilation),
-// run CheckedPixel.
+// the input are skipped (per row, not per tap); the columns run Block, a tile
+// of U consecutive pixels with the taps unrolled for a kernel width KW and
+// column stride SW known at compile time: per kernel row the KW weight
+// vectors stay in registers and each input pixel is loaded once and fed to
+// every accumulator that uses it (U * KW multiply-adds for
+// (U - 1) * SW + KW + KW loads). A row is blocks of U, then at most one
+// block each of U / 2, U / 4, ..., 1; a block that reaches past the interior
+// columns (every tap inside the input row) reads a zero pixel for the columns
+// outside. Windows without such a compile-time form (other widths, column
+// dilation) run CheckedPixel on every pixel.
 #pragma once
 
 #include <algorithm>
