@@ -131,7 +131,7 @@ TEST(LayoutNchwcBuildTest, RunsLikeNchwWithReferenceKernels) {
 }
 
 // With Loom's own NCHWc kernels (kernels/cpu/nn): enabled once they are registered.
-TEST(LayoutNchwcBuildTest, DISABLED_RunsLikeNchwWithCpuKernels) { ExpectSameOutputsAsNchw(KernelRegistry::Global()); }
+TEST(LayoutNchwcBuildTest, RunsLikeNchwWithCpuKernels) { ExpectSameOutputsAsNchw(KernelRegistry::Global()); }
 
 }  // namespace
 }  // namespace loom

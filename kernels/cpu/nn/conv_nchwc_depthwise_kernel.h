@@ -1,0 +1,205 @@
+// The row kernels of the NCHW8c depthwise convolution (conv_nchwc_depthwise.h),
+// written once over an 8-float vector interface V (the operations of
+// gemm_f32::VectorOps plus MulAdd) and instantiated by each instruction-set
+// path. As with the GEMM micro-kernel, a path's file includes this header
+// inside its target region after every other header, and every function here
+// is a template on V (internal linkage), so no copy compiled for one ISA is
+// shared with another.
+//
+// One output row of one 8-channel block: the kernel rows that fall outside
+// the input are skipped (per row, not per tap); the columns run Block, a tile
+// of U consecutive pixels with the taps unrolled for a kernel width KW and
+// column stride SW known at compile time: per kernel row the KW weight
+// vectors stay in registers and each input pixel is loaded once and fed to
+// every accumulator that uses it (U * KW multiply-adds for
+// (U - 1) * SW + KW + KW loads). A row is blocks of U, then at most one
+// block each of U / 2, U / 4, ..., 1; a block that reaches past the interior
+// columns (every tap inside the input row) reads a zero pixel for the columns
+// outside. Windows without such a compile-time form (other widths, column
+// dilation) run CheckedPixel on every pixel.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/cpu/nn/conv_nchwc_depthwise.h"
+#include "kernels/cpu/nn/gemm_f32_ukernel.h"
+
+namespace loom {
+namespace nn {
+namespace depthwise_nchwc {
+
+constexpr int kB = kDepthwiseNchwcBlock;
+
+// The fused activations applied in registers, one type each so the store
+// has no per-vector dispatch: Clip (also no activation: bounds -inf, +inf)
+// and Relu. The others store the sum and run ApplyActivation over the
+// finished row.
+template <class V>
+struct EpiClip {
+  explicit EpiClip(const Activation& a) : lo(V::Set1(a.min)), hi(V::Set1(a.max)) {}
+  typename V::T operator()(typename V::T v) const { return V::Min(hi, V::Max(lo, v)); }
+  typename V::T lo, hi;
+};
+template <class V>
+struct EpiRelu {
+  typename V::T operator()(typename V::T v) const { return V::Max(v, V::Zero()); }
+};
+
+// What every pixel of one output row shares.
+struct RowArgs {
+  const float* x;        // the input plane (H x W x 8)
+  const float* w;        // the block's weights (KH x KW x 8)
+  const float* res;      // the residual row (OW x 8) or null
+  float* y;              // the output row (OW x 8)
+  int64_t ih0;           // input row of kernel row 0
+  int64_t kh_lo, kh_hi;  // kernel rows inside the input
+};
+
+template <class V, class Epi>
+inline void StorePixel(const RowArgs& r, int64_t ow, typename V::T v, const Epi& epi) {
+  if (r.res) v = V::Add(v, V::Load(r.res + ow * kB));
+  V::Store(r.y + ow * kB, epi(v));
+}
+
+// Output pixel ow of any window, every tap checked against the input row.
+// Two accumulators (even and odd taps) halve the chain of dependent
+// multiply-adds.
+template <class V, class Epi>
+inline void CheckedPixel(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t ow,
+                         const Epi& epi) {
+  using T = typename V::T;
+  const int64_t iw0 = ow * g.stride_w - g.pad_left, dw = g.dilation_w;
+  const int64_t kw_lo = iw0 < 0 ? (-iw0 + dw - 1) / dw : 0;
+  const int64_t kw_hi = iw0 > g.in_w - 1 ? 0 : std::min<int64_t>(g.kernel_w, (g.in_w - 1 - iw0) / dw + 1);
+  T acc0 = bias, acc1 = V::Zero();
+  for (int64_t kh = r.kh_lo; kh < r.kh_hi; ++kh) {
+    const float* row = r.x + ((r.ih0 + kh * g.dilation_h) * g.in_w + iw0) * kB;
+    const float* wk = r.w + kh * g.kernel_w * kB;
+    int64_t kw = kw_lo;
+    for (; kw + 1 < kw_hi; kw += 2) {
+      acc0 = V::MulAdd(V::Load(row + kw * dw * kB), V::Load(wk + kw * kB), acc0);
+      acc1 = V::MulAdd(V::Load(row + (kw + 1) * dw * kB), V::Load(wk + (kw + 1) * kB), acc1);
+    }
+    if (kw < kw_hi) acc0 = V::MulAdd(V::Load(row + kw * dw * kB), V::Load(wk + kw * kB), acc0);
+  }
+  StorePixel<V>(r, ow, V::Add(acc0, acc1), epi);
+}
+
+// The zero pixel an edge block reads for an input column outside the row.
+alignas(64) inline constexpr float kZeroPixel[kB] = {};
+
+// U output pixels from ow0 (kernel width KW, column stride SW, column
+// dilation 1). kEdge: some input columns lie outside the row and read as
+// zeros.
+template <class V, int KW, int SW, int U, bool kEdge, class Epi>
+inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t ow0, const Epi& epi) {
+  using T = typename V::T;
+  const int64_t col0 = ow0 * SW - g.pad_left;
+  T acc[U];
+  gemm_f32::Unroll<U>([&](auto u) { acc[u] = bias; });
+  for (int64_t kh = r.kh_lo; kh < r.kh_hi; ++kh) {
+    const float* row = r.x + (r.ih0 + kh * g.dilation_h) * g.in_w * kB;
+    const float* wk = r.w + kh * KW * kB;
+    T wv[KW];
+    gemm_f32::Unroll<KW>([&](auto kw) { wv[kw] = V::Load(wk + kw * kB); });
+    // Input column col0 + j feeds output pixel u through tap kw = j - u * SW.
+    gemm_f32::Unroll<(U - 1) * SW + KW>([&](auto j) {
+      const int64_t col = col0 + j;
+      T xv;
+      if constexpr (kEdge) {
+        xv = V::Load(col >= 0 && col < g.in_w ? row + col * kB : kZeroPixel);
+      } else {
+        xv = V::Load(row + col * kB);
+      }
+      gemm_f32::Unroll<KW>([&](auto kw) {
+        constexpr int d = decltype(j)::value - decltype(kw)::value;
+        if constexpr (d >= 0 && d % SW == 0 && d / SW < U) acc[d / SW] = V::MulAdd(xv, wv[kw], acc[d / SW]);
+      });
+    });
+  }
+  gemm_f32::Unroll<U>([&](auto u) { StorePixel<V>(r, ow0 + u, acc[u], epi); });
+}
+
+// Output pixels [begin, end) in blocks of U, the rest in at most one block
+// each of U / 2, U / 4, ..., 1 (independent, so they overlap in the core as
+// one block would). Blocks outside the interior columns of g are edge blocks.
+template <class V, int KW, int SW, int U, class Epi>
+inline void Span(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t begin, int64_t end,
+                 const Epi& epi) {
+  for (; begin + U <= end; begin += U) {
+    if (begin >= g.interior_begin && begin + U <= g.interior_end) {
+      Block<V, KW, SW, U, false>(g, r, bias, begin, epi);
+    } else {
+      Block<V, KW, SW, U, true>(g, r, bias, begin, epi);
+    }
+  }
+  if constexpr (U > 1) Span<V, KW, SW, U / 2>(g, r, bias, begin, end, epi);
+}
+
+// DepthwiseNchwcRowsFn body for one compile-time window (KW > 0) or the
+// checked form of every window (KW == 0), with the activation `epi` applied
+// in registers. The geometry and the activation are copied: the output
+// stores could alias the caller's copies, which would be reloaded after every
+// store.
+template <class V, int U, int KW, int SW, class Epi>
+void PlaneRows(const DepthwiseNchwcGeometry& geometry, const DepthwiseNchwcPlane& p, const Activation& act,
+               const Epi epi, int64_t oh0, int64_t oh1) {
+  using T = typename V::T;
+  const DepthwiseNchwcGeometry g = geometry;
+  const T bias = p.bias ? V::Load(p.bias) : V::Zero();
+  const bool row_activation =
+      act.kind != ActivationKind::kNone && act.kind != ActivationKind::kRelu && act.kind != ActivationKind::kClip;
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    RowArgs r;
+    r.x = p.x;
+    r.w = p.w;
+    r.res = p.residual ? p.residual + oh * g.out_w * kB : nullptr;
+    r.y = p.y + oh * g.out_w * kB;
+    r.ih0 = oh * g.stride_h - g.pad_top;
+    r.kh_lo = r.ih0 < 0 ? (-r.ih0 + g.dilation_h - 1) / g.dilation_h : 0;
+    r.kh_hi = r.ih0 > g.in_h - 1 ? 0 : std::min<int64_t>(g.kernel_h, (g.in_h - 1 - r.ih0) / g.dilation_h + 1);
+    if constexpr (KW > 0) {
+      Span<V, KW, SW, U>(g, r, bias, 0, g.out_w, epi);
+    } else {
+      for (int64_t ow = 0; ow < g.out_w; ++ow) CheckedPixel<V>(g, r, bias, ow, epi);
+    }
+    if (row_activation) ApplyActivation(act, r.y, g.out_w * kB);
+  }
+}
+
+// PlaneRows for the window and activation of `g` and `act`.
+template <class V, int U, int KW, int SW>
+void PlaneRowsWindow(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, int64_t oh0,
+                     int64_t oh1) {
+  if (act.kind == ActivationKind::kRelu) return PlaneRows<V, U, KW, SW>(g, p, act, EpiRelu<V>(), oh0, oh1);
+  return PlaneRows<V, U, KW, SW>(g, p, act, EpiClip<V>(act.kind == ActivationKind::kClip ? act : Activation()), oh0,
+                                 oh1);
+}
+
+// DepthwiseNchwcRowsFn of a path with U-pixel blocks: kernel widths 3, 5
+// and 7 with column stride 1 or 2 and column dilation 1 unrolled, anything
+// else checked.
+template <class V, int U>
+void PlaneRowsAny(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, int64_t oh0,
+                  int64_t oh1) {
+  const int64_t key = g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2) ? g.kernel_w * 10 + g.stride_w : 0;
+  switch (key) {
+#define LOOM_DW_NCHWC_CASE(KW, SW) \
+  case KW * 10 + SW:               \
+    return PlaneRowsWindow<V, U, KW, SW>(g, p, act, oh0, oh1);
+    LOOM_DW_NCHWC_CASE(3, 1)
+    LOOM_DW_NCHWC_CASE(3, 2)
+    LOOM_DW_NCHWC_CASE(5, 1)
+    LOOM_DW_NCHWC_CASE(5, 2)
+    LOOM_DW_NCHWC_CASE(7, 1)
+    LOOM_DW_NCHWC_CASE(7, 2)
+#undef LOOM_DW_NCHWC_CASE
+    default:
+      return PlaneRowsWindow<V, U, 0, 1>(g, p, act, oh0, oh1);
+  }
+}
+
+}  // namespace depthwise_nchwc
+}  // namespace nn
+}  // namespace loom
