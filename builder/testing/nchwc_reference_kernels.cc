@@ -114,6 +114,8 @@ KernelRegistry WithNchwcReferenceKernels(const KernelRegistry& base) {
   r.AddCpu("FromNchwc", MakeKernel<ReorderReference>, "reference", "loom");
   r.AddCpu("ConvNchwc", MakeKernel<ConvReference>, "reference", "loom");
   r.AddCpu("DepthwiseConvNchwc", MakeKernel<ConvReference>, "reference", "loom");
+  for (const KernelDef& d : base.all())
+    if (d.domain == "loom" && (d.op == "MaxPoolNchwc" || d.op == "AveragePoolNchwc")) r.Add(d);
   return r;
 }
 

@@ -13,7 +13,8 @@ namespace testing {
 
 // The registry `base` without its NCHWc kernels;
 KernelRegistry WithoutNchwcKernels(const KernelRegistry& base);
-// and with these references instead.
+// and with these references instead (the conversions and Convs; the NCHWc
+// pooling kernels of `base` are kept as they are).
 KernelRegistry WithNchwcReferenceKernels(const KernelRegistry& base);
 
 }  // namespace testing

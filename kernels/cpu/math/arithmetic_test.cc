@@ -86,6 +86,21 @@ TEST(ArithmeticTest, TwoThreadsOnLargeBroadcast) {
       "Sub", {3, 50000}, {3, 1}, {3, 50000}, [](int32_t a, int32_t b) { return a - b; }, 2);
 }
 
+// One operand repeated row after row in short runs (a channel-blocked tensor
+// and a per-channel one, [N, C/8, H, W, 8] x [N, C/8, 1, 1, 8]): the kernel
+// lengthens the runs through a buffer of repeated periods.
+TEST(ArithmeticTest, ShortRepeatedPeriods) {
+  const auto sub = [](float a, float b) { return a - b; };
+  CheckBroadcast<float>("Sub", {1, 3, 1, 1, 8}, {1, 3, 5, 7, 8}, {1, 3, 5, 7, 8}, sub);
+  CheckBroadcast<float>("Sub", {2, 3, 6, 6, 8}, {2, 3, 1, 1, 8}, {2, 3, 6, 6, 8}, sub);
+  CheckBroadcast<float>("Sub", {5, 8}, {1, 8}, {5, 8}, sub);
+  CheckBroadcast<float>("Sub", {3, 40, 64}, {3, 1, 64}, {3, 40, 64}, sub);
+  CheckBroadcast<float>("Sub", {3, 200, 3}, {3, 1, 3}, {3, 200, 3}, sub, 2);
+  CheckBroadcast<float>(
+      "Mul", {1, 18, 56, 56, 8}, {1, 18, 1, 1, 8}, {1, 18, 56, 56, 8}, [](float a, float b) { return a * b; }, 2);
+  CheckBroadcast<int64_t>("Sub", {2, 1, 4}, {2, 5, 4}, {2, 5, 4}, [](int64_t a, int64_t b) { return a - b; });
+}
+
 TEST(ArithmeticTest, IntegerDivisionTruncatesAndNeverTraps) {
   const int32_t kMin = std::numeric_limits<int32_t>::min();
   TestTensor out;

@@ -91,6 +91,7 @@ class BinaryKernel : public Kernel {
 
  private:
   const BinaryOpDef* Find(const KernelSetup& setup) const;
+  void RunRepeated(const KernelArgs& args) const;
 
   const BinaryOpDef* table_;
   size_t table_size_;
@@ -98,6 +99,12 @@ class BinaryKernel : public Kernel {
   BinaryParams params_;
   BroadcastPlan plan_;
   size_t elem_[3] = {0, 0, 0};  // bytes per element of A, B, Y
+  // Short runs with one operand repeated row after row
+  // (BroadcastPlan::RepeatedPeriod): run over several rows at once against
+  // the period copied side by side.
+  bool repeat_ = false;
+  int repeated_ = 0;
+  int64_t outer_ = 0, rows_ = 0, period_ = 0;
 };
 
 }  // namespace math

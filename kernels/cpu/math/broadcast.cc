@@ -89,5 +89,29 @@ bool BroadcastPlan::Init(const std::vector<Shape>& in_shapes, const Shape& out_s
   return true;
 }
 
+bool BroadcastPlan::RepeatedPeriod(int* repeated, int64_t* outer, int64_t* rows, int64_t* period) const {
+  if (rank_ < 2 || rank_ > 3) return false;
+  const int r = rank_ - 2;  // the rows dim
+  const int64_t p = dims_[rank_ - 1], m = dims_[r];
+  int found = -1;
+  for (int i = 0; i < num_inputs_; ++i) {
+    const int64_t* st = strides_[i];
+    const bool outer_ok = rank_ == 2 || st[0] == (st[r] == 0 ? p : m * p);
+    if (st[rank_ - 1] != 1 || !outer_ok) return false;
+    if (st[r] == 0) {
+      if (found >= 0) return false;
+      found = i;
+    } else if (st[r] != p) {
+      return false;
+    }
+  }
+  if (found < 0) return false;
+  *repeated = found;
+  *outer = rank_ == 3 ? dims_[0] : 1;
+  *rows = m;
+  *period = p;
+  return true;
+}
+
 }  // namespace math
 }  // namespace loom

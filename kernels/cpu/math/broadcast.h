@@ -52,6 +52,14 @@ class BroadcastPlan {
   template <typename Fn>
   void ForRange(int64_t begin, int64_t end, Fn&& fn) const;
 
+  // Whether the collapsed output is [outer, rows, period] (outer may be 1)
+  // where input `repeated` holds one period per outer index, the same for
+  // every row (element strides [period, 0, 1]), and every other input spans
+  // the output contiguously. A channel-blocked tensor [N, C/8, H, W, 8]
+  // times a per-channel [N, C/8, 1, 1, 8] is such a case, with runs of only
+  // 8: kernels then repeat the period into a longer run themselves.
+  bool RepeatedPeriod(int* repeated, int64_t* outer, int64_t* rows, int64_t* period) const;
+
  private:
   int num_inputs_ = 0;
   int rank_ = 1;  // collapsed rank, >= 1

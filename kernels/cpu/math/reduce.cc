@@ -213,6 +213,13 @@ void ReduceKeptDim(const ReducePlan& p, const void* xv, void* yv, int64_t begin,
         const T* in = base + off;
         for (int64_t j = 0; j < n; ++j) acc[j] = R::Combine(acc[j], R::Map(in[j], shift[j]));
       });
+    } else if (n == 8) {
+      // Rows of 8 (a channel-blocked tensor's global pooling, [N, C/8, H, W,
+      // 8] over H and W): a fixed width the compiler keeps in registers.
+      ForEachReducedOffset(p, p.num_reduced, [&](int64_t off) {
+        const T* in = base + off;
+        for (int j = 0; j < 8; ++j) acc[j] = R::Combine(acc[j], R::Map(in[j], Acc(0)));
+      });
     } else {
       ForEachReducedOffset(p, p.num_reduced, [&](int64_t off) {
         const T* in = base + off;
