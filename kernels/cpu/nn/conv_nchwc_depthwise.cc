@@ -100,7 +100,7 @@ DepthwiseConvNchwc::DepthwiseConvNchwc(const DepthwiseNchwcGeometry& g, const Ac
 
 void DepthwiseConvNchwc::Run(const float* x, const float* w, const float* bias, const float* residual, float* y,
                              ThreadPool* pool) const {
-  constexpr int kB = kDepthwiseNchwcBlock;
+  constexpr int kB = kNchwcBlock;
   const int64_t planes = g_.batch * g_.blocks, oh = g_.out_h;
   if (planes <= 0 || oh <= 0 || g_.out_w <= 0) return;
   const int threads = pool ? pool->NumThreads() : 1;
@@ -142,7 +142,7 @@ class DepthwiseConvNchwcKernel final : public Kernel {
 };
 
 Status DepthwiseConvNchwcKernel::Prepare(const KernelSetup& setup) {
-  constexpr int kB = kDepthwiseNchwcBlock;
+  constexpr int kB = kNchwcBlock;
   RETURN_IF_ERROR(CheckNode(setup, 2, 4, 1, 1));  // X, W, optional B and R; Y
   const TensorInfo& x = setup.inputs[0];
   const TensorInfo& w = setup.inputs[1];

@@ -30,11 +30,10 @@
 
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
+#include "kernels/cpu/nn/nchwc_vector.h"
 
 namespace loom {
 namespace nn {
-
-constexpr int kDepthwiseNchwcBlock = 8;  // channels per block (one vector)
 
 // One depthwise problem, validated by the kernel's Prepare.
 struct DepthwiseNchwcGeometry {

@@ -29,7 +29,7 @@ namespace loom {
 namespace nn {
 namespace depthwise_nchwc {
 
-constexpr int kB = kDepthwiseNchwcBlock;
+constexpr int kB = kNchwcBlock;
 
 // The fused activations applied in registers, one type each so the store
 // has no per-vector dispatch: Clip (also no activation: bounds -inf, +inf)

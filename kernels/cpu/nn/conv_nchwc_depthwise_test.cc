@@ -21,6 +21,7 @@
 #include "kernels/common/thread_pool.h"
 #include "kernels/cpu/nn/gemm_f32_isa.h"
 #include "kernels/cpu/testing/kernel_tester.h"
+#include "kernels/cpu/testing/nchwc_layout.h"
 
 namespace loom {
 namespace nn {
@@ -30,7 +31,7 @@ using testing::RunKernel;
 using testing::RunOptions;
 using testing::TestTensor;
 
-constexpr int64_t kB = kDepthwiseNchwcBlock;
+constexpr int64_t kB = kNchwcBlock;
 
 struct Case {
   int64_t n = 1, c = 8, h = 1, w = 1;
@@ -63,13 +64,7 @@ std::vector<float> Random(size_t n, std::mt19937* rng) {
 
 // NCHW [n, c, h, w] -> NCHW8c [n, c/8, h, w, 8] (empty stays empty).
 std::vector<float> ToBlocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t h, int64_t w) {
-  std::vector<float> y(x.size());
-  if (x.empty()) return y;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t p = 0; p < h * w; ++p)
-        y[(((i * (c / kB) + ch / kB) * h * w) + p) * kB + ch % kB] = x[(i * c + ch) * h * w + p];
-  return y;
+  return testing::ToNchwcLayout(x, n, c, h * w);
 }
 
 Activation MakeActivation(ActivationKind kind) {

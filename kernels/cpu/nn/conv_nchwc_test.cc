@@ -22,6 +22,7 @@
 #include "kernels/common/thread_pool.h"
 #include "kernels/cpu/nn/nchwc_vector.h"
 #include "kernels/cpu/testing/kernel_tester.h"
+#include "kernels/cpu/testing/nchwc_layout.h"
 
 namespace loom {
 namespace nn {
@@ -42,11 +43,7 @@ std::vector<float> Random(size_t n, std::mt19937* rng) {
 
 // NCHW [n, c, hw] -> [n, c/8, hw, 8].
 std::vector<float> Blocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t hw) {
-  std::vector<float> y(x.size());
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t p = 0; p < hw; ++p) y[((i * (c / kB) + ch / kB) * hw + p) * kB + ch % kB] = x[(i * c + ch) * hw + p];
-  return y;
+  return testing::ToNchwcLayout(x, n, c, hw);
 }
 
 // OIHW -> [Cout/8, Cin/8, KH, KW, 8 (ci), 8 (co)].

@@ -33,11 +33,10 @@
 #include <vector>
 
 #include "kernels/cpu/nn/conv_geometry.h"
+#include "kernels/cpu/nn/nchwc_vector.h"
 
 namespace loom {
 namespace nn {
-
-constexpr int64_t kNchwcBlock = 8;
 
 struct PoolNchwcPlan {
   bool max = true;           // false: average

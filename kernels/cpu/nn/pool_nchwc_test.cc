@@ -20,6 +20,7 @@
 #include "kernels/common/registry.h"
 #include "kernels/common/thread_pool.h"
 #include "kernels/cpu/testing/kernel_tester.h"
+#include "kernels/cpu/testing/nchwc_layout.h"
 
 namespace loom {
 namespace nn {
@@ -69,20 +70,8 @@ Attributes PoolAttrs(const Case& c, bool max) {
   return a;
 }
 
-// blocked[n, cb, h, w, c] = nchw[n, cb*8 + c, h, w]
-std::vector<float> ToBlocked(const std::vector<float>& x, int64_t n, int64_t c, int64_t hw) {
-  std::vector<float> y(x.size());
-  for (int64_t i = 0; i < n * c; ++i)
-    for (int64_t p = 0; p < hw; ++p) y[((i / kB) * hw + p) * kB + i % kB] = x[i * hw + p];
-  return y;
-}
-
-std::vector<float> FromBlocked(const std::vector<float>& y, int64_t n, int64_t c, int64_t hw) {
-  std::vector<float> x(y.size());
-  for (int64_t i = 0; i < n * c; ++i)
-    for (int64_t p = 0; p < hw; ++p) x[i * hw + p] = y[((i / kB) * hw + p) * kB + i % kB];
-  return x;
-}
+using testing::FromNchwcLayout;
+using testing::ToNchwcLayout;
 
 // Values in [-2, 2); with `specials`, also NaNs, infinities and signed zeros.
 std::vector<float> RandomInput(size_t size, uint32_t seed, bool specials) {
@@ -126,14 +115,14 @@ void CheckCase(const Case& c, bool max, uint32_t seed, bool specials, int thread
   ASSERT_TRUE(RunKernel(op, attrs, {TestTensor::Of<float>({c.n, c.c, c.h, c.w}, x)}, &ref).ok());
   const std::vector<float> want = ref[0].As<float>();
 
-  const TestTensor xb = TestTensor::Of<float>({c.n, c.c / kB, c.h, c.w, kB}, ToBlocked(x, c.n, c.c, c.h * c.w));
+  const TestTensor xb = TestTensor::Of<float>({c.n, c.c / kB, c.h, c.w, kB}, ToNchwcLayout(x, c.n, c.c, c.h * c.w));
   std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, {c.n, c.c / kB, oh, ow, kB})};
   RunOptions options;
   options.domain = "loom";
   options.threads = threads;
   const Status s = RunKernel(op + "Nchwc", attrs, {xb}, &out, options);
   ASSERT_TRUE(s.ok()) << s.message();
-  const std::vector<float> got = FromBlocked(out[0].As<float>(), c.n, c.c, oh * ow);
+  const std::vector<float> got = FromNchwcLayout(out[0].As<float>(), c.n, c.c, oh * ow);
   int64_t bad = FirstBitDifference(got, want);
   ASSERT_EQ(bad, -1) << "at " << bad << ": " << got[bad] << " vs " << want[bad] << " (" << threads << " threads)";
 
@@ -150,7 +139,7 @@ void CheckCase(const Case& c, bool max, uint32_t seed, bool specials, int thread
     isa->rows(plan, xb.As<float>().data(), yb.data(), 0, c.n * (c.c / kB) * oh);
     for (int64_t i = 0; i < kB; ++i) ASSERT_EQ(yb[yb.size() - kB + i], 12345.f) << "wrote past the output";
     yb.resize(yb.size() - kB);
-    const std::vector<float> path = FromBlocked(yb, c.n, c.c, oh * ow);
+    const std::vector<float> path = FromNchwcLayout(yb, c.n, c.c, oh * ow);
     bad = FirstBitDifference(path, want);
     ASSERT_EQ(bad, -1) << "at " << bad << ": " << path[bad] << " vs " << want[bad];
   }
@@ -352,7 +341,7 @@ TEST(PoolNchwc, LayerTimings) {
     const int64_t o = OutDim(c.h, c.kh, c.sh, c.dh, c.pads[0], c.pads[2], c.ceil_mode);
     const std::vector<float> x = RandomInput(c.c * c.h * c.w, 1, false);
     const TestTensor xn = TestTensor::Of<float>({1, c.c, c.h, c.w}, x);
-    const TestTensor xb = TestTensor::Of<float>({1, c.c / kB, c.h, c.w, kB}, ToBlocked(x, 1, c.c, c.h * c.w));
+    const TestTensor xb = TestTensor::Of<float>({1, c.c / kB, c.h, c.w, kB}, ToNchwcLayout(x, 1, c.c, c.h * c.w));
     for (bool max : {true, false}) {
       const Attributes attrs = PoolAttrs(c, max);
       const char* op = max ? "MaxPool" : "AveragePool";
