@@ -22,9 +22,6 @@ namespace loom {
 namespace nn {
 namespace {
 
-// __m256 without its may_alias attribute (a template argument drops it).
-typedef float Float8 __attribute__((vector_size(32)));
-
 struct Avx2Vector : gemm_f32::VectorOps<Float8, Avx2Vector> {
   static T MulAdd(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
 };
