@@ -15,11 +15,14 @@
 //              element (k, p) = input[tap_offset[k] + column_offset[p]],
 //              straight into packed B panels. A 1x1 stride-1 unpadded Conv
 //              reads X in place (the gather degenerates to row copies).
-//              With the avx512vnni-u8 GEMM implementation (the default on
-//              CPUs with AVX-512 VNNI) the same blocks run on the u8 · s8
-//              core of gemm_u8s8.h instead: W packed in k-quads of bytes, the
-//              gather adding 128 to each activation, the bias corrected by
-//              WeightOffsets; bit-exact with the int16 core.
+//              With the avx512vnni-u8 or avx2-u8 GEMM implementation (the
+//              default on CPUs with AVX-512 VNNI / AVX2) the same blocks run
+//              on the u8 · s8 core of gemm_u8s8.h instead: W packed in
+//              k-quads of bytes (avx2-u8: split for vpmaddubsw, with its
+//              sparse remainder, for reductions of kMinSplitDepth or more),
+//              the gather adding 128 to each activation,
+//              the bias corrected by WeightOffsets; bit-exact with the int16
+//              core.
 // Tasks are blocks of output positions (B blocks sized to stay in L2) of
 // one (image, group), split further by output-channel rows when there are
 // fewer blocks than threads.
@@ -49,6 +52,11 @@ size_t AlignUp(size_t v) { return (v + 63) / 64 * 64; }
 
 // Packed B bytes a task keeps in cache.
 constexpr int64_t kBBlockBytes = 256 * 1024;
+// Shallowest reduction the avx2-u8 implementation runs on split weights:
+// below it (ResNet-18's 7x7 stem, K = 147, and its strided 1x1 downsamples)
+// the int16 core measured faster, the per-tile work (remainder, store) and
+// the packing weighing more than the cheaper k-quad steps.
+constexpr int64_t kMinSplitDepth = 256;
 
 class ConvKernel final : public Kernel {
  public:
@@ -73,6 +81,9 @@ class ConvKernel final : public Kernel {
   bool u8_ = false;                       // the u8 · s8 core instead
   std::vector<std::vector<int8_t>> quad_w_;  // per group (u8 · s8 core)
   std::vector<int32_t> weight_offsets_;      // per output channel (u8 · s8 core)
+  bool split_ = false;                       // quad_w_ split for vpmaddubsw (avx2-u8)
+  std::vector<std::vector<int64_t>> remainder_begin_;  // per group, cout_g_ + 1
+  std::vector<std::vector<QuadRemainder>> remainder_;  // per group
   // gemm path: padded input dims (= input dims without padding), offsets, blocks.
   int64_t padded_[kMaxSpatialRank] = {1, 1, 1};
   size_t padded_bytes_ = 0;             // 0 when X is read in place
@@ -148,7 +159,9 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
       for (int64_t ow = 0; ow < g_.out[2]; ++ow)
         column_offset_[t++] = static_cast<int32_t>(od * g_.stride[0] * padded_[1] * padded_[2] +
                                                    oh * g_.stride[1] * padded_[2] + ow * g_.stride[2]);
-  u8_ = ActiveGemmS8Impl() == GemmS8Impl::kAvx512VnniU8 && GemmU8S8Available();
+  const GemmS8Impl impl = ActiveGemmS8Impl();
+  split_ = impl == GemmS8Impl::kAvx2U8 && GemmU8S8SplitAvailable() && k_ >= kMinSplitDepth;
+  u8_ = split_ || (impl == GemmS8Impl::kAvx512VnniU8 && GemmU8S8Available());
   // Columns per task: as many B panels as fit the block budget, spread evenly.
   const int64_t panels = NumBPanels(g_.OutSize());
   const int64_t panel_bytes = u8_ ? QuadBPanelSize(k_) : BPanelSize(k_) * static_cast<int64_t>(sizeof(int16_t));
@@ -163,6 +176,12 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
     for (int64_t gi = 0; gi < group_; ++gi) {
       quad_w_[gi].resize(static_cast<size_t>(NumAPanels(cout_g_) * QuadAPanelSize(k_)));
       PackAQuads(weights_ + gi * cout_g_ * k_, k_, cout_g_, k_, quad_w_[gi].data());
+    }
+    if (split_) {
+      remainder_begin_.resize(static_cast<size_t>(group_));
+      remainder_.resize(static_cast<size_t>(group_));
+      for (int64_t gi = 0; gi < group_; ++gi)
+        SplitQuadWeights(quad_w_[gi].data(), cout_g_, k_, &remainder_begin_[gi], &remainder_[gi]);
     }
     return Status::Ok();
   }
@@ -247,6 +266,10 @@ void ConvKernel::RunGemm(const KernelArgs& args) const {
           blk.ldy = out_size;
           blk.bias = bias + m0;
           blk.offset = weight_offsets_.data() + m0;
+          if (split_) {
+            blk.remainder = remainder_[gi].data();
+            blk.row_begin = remainder_begin_[gi].data() + r0;
+          }
           blk.steps = &steps_;
           blk.channel0 = m0;
           GemmU8S8(blk);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -75,6 +76,22 @@ double TimeKernel(const std::string& kernel_id, const Attributes& attrs, const s
   return best;
 }
 
+// Weights as the quantizer makes them from trained ones: per output channel,
+// normal values scaled so the largest magnitude is 127 (uniform random int8
+// weights would be far larger on average, unlike any real layer's).
+std::vector<int8_t> TrainedLikeWeights(int64_t channels, int64_t per_channel, std::mt19937* gen) {
+  std::normal_distribution<double> dist(0.0, 1.0);
+  std::vector<int8_t> w(static_cast<size_t>(channels * per_channel));
+  std::vector<double> v(static_cast<size_t>(per_channel));
+  for (int64_t c = 0; c < channels; ++c) {
+    double max_abs = 1e-9;
+    for (double& x : v) max_abs = std::max(max_abs, std::abs(x = dist(*gen)));
+    for (int64_t i = 0; i < per_channel; ++i)
+      w[c * per_channel + i] = static_cast<int8_t>(std::lround(v[i] / max_abs * 127.0));
+  }
+  return w;
+}
+
 TEST(Int8ConvTest, LayerTimings) {
   if (!std::getenv("LOOM_KERNEL_TIMINGS")) GTEST_SKIP() << "set LOOM_KERNEL_TIMINGS=1 to print timings";
   const Layer layers[] = {
@@ -116,7 +133,7 @@ TEST(Int8ConvTest, LayerTimings) {
     const std::vector<TestTensor> q_in = {
         TestTensor::Of<int8_t>(x_shape, linear_test::RandomInt8(NumElements(x_shape), &gen))
             .WithQuant({q.x_scale}, {q.x_zero_point}),
-        TestTensor::Const<int8_t>(w_shape, linear_test::RandomInt8(NumElements(w_shape), &gen))
+        TestTensor::Const<int8_t>(w_shape, TrainedLikeWeights(l.m, NumElements(w_shape) / l.m, &gen))
             .WithQuant(q.w_scales, std::vector<int64_t>(q.w_scales.size(), 0)),
         TestTensor::Const<int32_t>({l.m}, linear_test::RandomInt32(l.m, &gen, -10000, 10000))};
     const TestTensor f_out = TestTensor::Empty(DType::kFloat32, y_shape);

@@ -189,6 +189,7 @@ bool Available(GemmS8Impl impl) {
   switch (impl) {
     case GemmS8Impl::kPortable: return true;
     case GemmS8Impl::kAvx2:
+    case GemmS8Impl::kAvx2U8:
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_cpu_init();
       return __builtin_cpu_supports("avx2");
@@ -215,6 +216,10 @@ bool Available(GemmS8Impl impl) {
   return false;
 }
 
+// Every implementation, slowest first.
+constexpr GemmS8Impl kAllImpls[] = {GemmS8Impl::kPortable, GemmS8Impl::kAvx2,       GemmS8Impl::kAvx2U8,
+                                    GemmS8Impl::kAvx512,   GemmS8Impl::kAvx512Vnni, GemmS8Impl::kAvx512VnniU8};
+
 // The selected implementation; -1 until the first use picks the fastest.
 std::atomic<int> g_impl{-1};
 
@@ -222,8 +227,7 @@ std::atomic<int> g_impl{-1};
 
 std::vector<GemmS8Impl> AvailableGemmS8Impls() {
   std::vector<GemmS8Impl> impls;
-  for (GemmS8Impl impl : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni,
-                          GemmS8Impl::kAvx512VnniU8})
+  for (GemmS8Impl impl : kAllImpls)
     if (Available(impl)) impls.push_back(impl);
   return impls;
 }
@@ -238,12 +242,10 @@ GemmS8Impl ActiveGemmS8Impl() {
   int impl = g_impl.load(std::memory_order_relaxed);
   if (impl < 0) {
     GemmS8Impl best = GemmS8Impl::kPortable;
-    for (GemmS8Impl faster :
-         {GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni, GemmS8Impl::kAvx512VnniU8})
+    for (GemmS8Impl faster : kAllImpls)
       if (Available(faster)) best = faster;
     const char* env = std::getenv("LOOM_INT8_GEMM");
-    for (GemmS8Impl named : {GemmS8Impl::kPortable, GemmS8Impl::kAvx2, GemmS8Impl::kAvx512, GemmS8Impl::kAvx512Vnni,
-                             GemmS8Impl::kAvx512VnniU8})
+    for (GemmS8Impl named : kAllImpls)
       if (env && std::strcmp(env, GemmS8ImplName(named)) == 0 && Available(named)) best = named;
     impl = static_cast<int>(best);
     g_impl.store(impl, std::memory_order_relaxed);
@@ -255,6 +257,8 @@ const char* GemmS8ImplName(GemmS8Impl impl) {
   switch (impl) {
     case GemmS8Impl::kPortable: return "portable";
     case GemmS8Impl::kAvx2: return "avx2";
+    case GemmS8Impl::kAvx2U8:
+      return "avx2-u8";
     case GemmS8Impl::kAvx512: return "avx512";
     case GemmS8Impl::kAvx512Vnni: return "avx512vnni";
     case GemmS8Impl::kAvx512VnniU8: return "avx512vnni-u8";
@@ -282,7 +286,10 @@ void GemmS8(const GemmS8Block& block) {
   if (block.rows <= 0 || block.cols <= 0) return;
   switch (ActiveGemmS8Impl()) {
 #if defined(__x86_64__) || defined(__i386__)
-    case GemmS8Impl::kAvx2: internal::GemmS8Avx2(block); return;
+    case GemmS8Impl::kAvx2:
+    case GemmS8Impl::kAvx2U8:
+      internal::GemmS8Avx2(block);
+      return;
     case GemmS8Impl::kAvx512: internal::GemmS8Avx512(block); return;
     case GemmS8Impl::kAvx512Vnni:
     case GemmS8Impl::kAvx512VnniU8: internal::GemmS8Avx512Vnni(block); return;

@@ -24,7 +24,9 @@
 // AVX-512 VNNI (vpdpwssd, exact and not
 // saturating, on an up to 8 x 48 tile of the same panels), each compiled with a function-level target
 // attribute in its own file and picked at run time by CPU features, the
-// widest available. Tests run every available one (SetGemmS8Impl).
+// widest available. The Conv may run on the u8 · s8 core of gemm_u8s8.h
+// instead (kAvx2U8, kAvx512VnniU8). Tests run every available one
+// (SetGemmS8Impl).
 #pragma once
 
 #include <cstddef>
@@ -114,16 +116,17 @@ void GemmS8(const GemmS8Block& block);
 // implementation's vector path when it has one.
 void RequantizeRow(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n, int8_t* y);
 
-// kAvx512VnniU8 is kAvx512Vnni for GemmS8, and makes the Conv use the u8 · s8
-// core of gemm_u8s8.h (vpdpbusd on byte panels) instead.
-enum class GemmS8Impl { kPortable, kAvx2, kAvx512, kAvx512Vnni, kAvx512VnniU8 };
+// kAvx2U8 is kAvx2 for GemmS8, and makes the Conv use the u8 · s8 core of
+// gemm_u8s8.h on AVX2 (vpmaddubsw on byte panels of split weights) instead;
+// kAvx512VnniU8 likewise is kAvx512Vnni with the u8 · s8 core on vpdpbusd.
+enum class GemmS8Impl { kPortable, kAvx2, kAvx2U8, kAvx512, kAvx512Vnni, kAvx512VnniU8 };
 
 // The implementations this CPU can run, portable first, fastest last.
 std::vector<GemmS8Impl> AvailableGemmS8Impls();
 // Selects the implementation GemmS8 uses, process-wide; false, leaving the
 // selection, when unavailable. The default is the fastest available, or the
-// one $LOOM_INT8_GEMM names ("portable", "avx2", "avx512", "avx512vnni",
-// "avx512vnni-u8") if available: a
+// one $LOOM_INT8_GEMM names ("portable", "avx2", "avx2-u8", "avx512",
+// "avx512vnni", "avx512vnni-u8") if available: a
 // knob to compare implementations from the command line.
 bool SetGemmS8Impl(GemmS8Impl impl);
 GemmS8Impl ActiveGemmS8Impl();

@@ -118,22 +118,14 @@ LOOM_AVX2 bool PackBPanelAvx2(const int8_t* src, const int32_t* taps, int64_t de
 // Tiles of 6 rows (12 accumulators, 2 B vectors and a broadcast: 15 of the
 // 16 ymm registers), which may straddle two A panels; the last rows in a
 // tile of 4 or 2. A tile's rows past the block repeat its last row (their
-// results are not stored). B panels that fit L1 are the outer loop (each is
-// then read from L1 by every row tile, the A rows streaming from L2);
-// deeper ones the inner.
+// results are not stored). The tile order is ForEachTile's.
 LOOM_AVX2 void GemmS8Avx2(const GemmS8Block& blk) {
   constexpr int kTile = 6;
-  constexpr int64_t kL1BPanelBytes = 20 * 1024;
   alignas(64) int32_t acc[kTile * kGemmS8Nr];
   const int64_t a_panel = 2 * kGemmS8Mr * blk.kp, b_panel = 2 * kGemmS8Nr * blk.kp;
-  auto tile = [&](int64_t i, int64_t j) {
-    const int64_t left = blk.rows - i;
-    const int size = left > 4 ? kTile : left > 2 ? 4 : 2;
+  ForEachTile(blk.rows, blk.cols, b_panel * static_cast<int64_t>(sizeof(int16_t)), [&](int64_t i, int64_t j, int size) {
     const int16_t* a[kTile];
-    for (int r = 0; r < size; ++r) {
-      const int64_t row = std::min<int64_t>(i + r, blk.rows - 1);
-      a[r] = blk.a + (row / kGemmS8Mr) * a_panel + 2 * (row % kGemmS8Mr);
-    }
+    TileRowPointers(blk.a, a_panel, 2, blk.rows, i, size, a);
     const int16_t* b = blk.b + (j / kGemmS8Nr) * b_panel;
     if (size == kTile) {
       MicroKernel<kTile>(blk.kp, a, b, acc);
@@ -142,20 +134,10 @@ LOOM_AVX2 void GemmS8Avx2(const GemmS8Block& blk) {
     } else {
       MicroKernel<2>(blk.kp, a, b, acc);
     }
-    const int rows = static_cast<int>(std::min<int64_t>(size, left));
+    const int rows = static_cast<int>(std::min<int64_t>(size, blk.rows - i));
     StoreTileAvx2(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)));
     return rows;
-  };
-  if (b_panel * static_cast<int64_t>(sizeof(int16_t)) <= kL1BPanelBytes) {
-    for (int64_t j = 0; j < blk.cols; j += kGemmS8Nr)
-      for (int64_t i = 0; i < blk.rows;) i += tile(i, j);
-    return;
-  }
-  for (int64_t i = 0; i < blk.rows;) {
-    int rows = 0;
-    for (int64_t j = 0; j < blk.cols; j += kGemmS8Nr) rows = tile(i, j);
-    i += rows;
-  }
+  });
 }
 
 #undef LOOM_AVX2

@@ -184,10 +184,18 @@ TEST(GemmS8Test, ImplementationSelection) {
   } else if (__builtin_cpu_supports("avx512bw")) {
     EXPECT_EQ(impls.back(), GemmS8Impl::kAvx512);
   } else if (__builtin_cpu_supports("avx2")) {
-    EXPECT_EQ(impls.back(), GemmS8Impl::kAvx2);
+    EXPECT_EQ(impls.back(), GemmS8Impl::kAvx2U8);
+    EXPECT_EQ(impls[impls.size() - 2], GemmS8Impl::kAvx2);
+  }
+  if (__builtin_cpu_supports("avx2")) {  // the u8 · s8 core's name round-trips
+    EXPECT_STREQ(GemmS8ImplName(GemmS8Impl::kAvx2U8), "avx2-u8");
+    EXPECT_TRUE(SetGemmS8Impl(GemmS8Impl::kAvx2U8));
+    EXPECT_EQ(ActiveGemmS8Impl(), GemmS8Impl::kAvx2U8);
+    EXPECT_TRUE(SetGemmS8Impl(saved));
   }
 #else
   EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx2));
+  EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx2U8));
   EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx512));
   EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx512Vnni));
   EXPECT_FALSE(SetGemmS8Impl(GemmS8Impl::kAvx512VnniU8));

@@ -3,6 +3,7 @@
 #include "kernels/cpu/int8/gemm_u8s8.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -17,24 +18,6 @@ namespace {
 
 constexpr int kMr = kGemmS8Mr;
 constexpr int kNr = kGemmS8Nr;
-
-// The first `rows` x 16 elements of a tile-ready accumulator block, requantized
-// per row with the bias minus the weight offset.
-void StoreU8S8Tile(const GemmU8S8Block& blk, const int32_t* acc, int64_t i0, int64_t j0, int rows, int cols,
-                   void (*store)(const GemmS8Block&, const int32_t*, int64_t, int64_t, int, int)) {
-  int32_t bias[kMr];
-  for (int r = 0; r < rows; ++r) bias[r] = internal::WrappingSub(blk.bias[i0 + r], blk.offset[i0 + r]);
-  GemmS8Block st;
-  st.rows = rows;
-  st.cols = cols;
-  st.y = blk.y + i0 * blk.ldy;
-  st.ldy = blk.ldy;
-  st.bias = bias;
-  st.steps = blk.steps;
-  st.channel0 = blk.channel0 + i0;
-  st.per_row = true;
-  store(st, acc, 0, j0, rows, cols);
-}
 
 #if defined(__SSE2__)
 // Four rows of sixteen bytes interleaved into 64 bytes of k-quads (column j's
@@ -112,6 +95,26 @@ inline __m128i GatherRow(const int8_t* row, const PanelRuns& runs) {
 
 }  // namespace
 
+namespace internal {
+
+void StoreU8S8Tile(const GemmU8S8Block& blk, const int32_t* acc, int64_t i0, int64_t j0, int rows, int cols,
+                   void (*store)(const GemmS8Block&, const int32_t*, int64_t, int64_t, int, int)) {
+  int32_t bias[kMaxStoreRows];
+  for (int r = 0; r < rows; ++r) bias[r] = WrappingSub(blk.bias[i0 + r], blk.offset[i0 + r]);
+  GemmS8Block st;
+  st.rows = rows;
+  st.cols = cols;
+  st.y = blk.y + i0 * blk.ldy;
+  st.ldy = blk.ldy;
+  st.bias = bias;
+  st.steps = blk.steps;
+  st.channel0 = blk.channel0 + i0;
+  st.per_row = true;
+  store(st, acc, 0, j0, rows, cols);
+}
+
+}  // namespace internal
+
 void PackAQuads(const int8_t* a, int64_t lda, int64_t rows, int64_t k, int8_t* dst) {
   const int64_t panel = QuadAPanelSize(k);
   for (int64_t p = 0; p < rows; p += kMr, dst += panel) {
@@ -121,6 +124,36 @@ void PackAQuads(const int8_t* a, int64_t lda, int64_t rows, int64_t k, int8_t* d
       const int8_t* src = a + (p + r) * lda;
       for (int64_t kk = 0; kk < k; ++kk) dst[(kk / 4) * 4 * kMr + 4 * r + kk % 4] = src[kk];
     }
+  }
+}
+
+void SplitQuadWeights(int8_t* panels, int64_t rows, int64_t k, std::vector<int64_t>* row_begin,
+                      std::vector<QuadRemainder>* entries) {
+  const int64_t kq = KQuads(k), panel = QuadAPanelSize(k);
+  row_begin->assign(1, 0);
+  entries->clear();
+  for (int64_t r = 0; r < rows; ++r) {
+    int8_t* row = panels + (r / kMr) * panel + 4 * (r % kMr);
+    for (int64_t q = 0; q < kq; ++q) {
+      int8_t* w = row + q * 4 * kMr;
+      int8_t rest[4] = {};
+      bool split = false;
+      for (int e = 0; e < 4; e += 2) {
+        if (std::abs(int{w[e]}) + std::abs(int{w[e + 1]}) <= 128) continue;
+        for (int i = e; i < e + 2; ++i) {
+          const int8_t keep = static_cast<int8_t>(w[i] / 2);
+          rest[i] = static_cast<int8_t>(w[i] - keep);
+          w[i] = keep;
+        }
+        split = true;
+      }
+      if (!split) continue;
+      QuadRemainder entry;
+      entry.quad = static_cast<int32_t>(q);
+      std::memcpy(&entry.bytes, rest, sizeof(rest));
+      entries->push_back(entry);
+    }
+    row_begin->push_back(static_cast<int64_t>(entries->size()));
   }
 }
 
@@ -179,11 +212,20 @@ void GemmU8S8Portable(const GemmU8S8Block& blk) {
           for (int64_t p = 0; p < blk.kq; ++p)
             for (int e = 0; e < 4; ++e)
               sum += static_cast<uint32_t>(int32_t{a[p * 4 * kMr + 4 * r + e]} * int32_t{b[p * 4 * kNr + 4 * c + e]});
+          if (blk.row_begin && r < rows) {
+            for (int64_t e = blk.row_begin[i + r]; e < blk.row_begin[i + r + 1]; ++e) {
+              const QuadRemainder& entry = blk.remainder[e];
+              int8_t w[4];
+              std::memcpy(w, &entry.bytes, sizeof(w));
+              for (int x = 0; x < 4; ++x)
+                sum += static_cast<uint32_t>(int32_t{w[x]} * int32_t{b[entry.quad * 4 * kNr + 4 * c + x]});
+            }
+          }
           acc[r * kNr + c] = static_cast<int32_t>(sum);
         }
       }
-      StoreU8S8Tile(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kNr, blk.cols - j)),
-                    internal::StoreTilePortable);
+      internal::StoreU8S8Tile(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kNr, blk.cols - j)),
+                              internal::StoreTilePortable);
     }
   }
 }
@@ -201,10 +243,27 @@ bool GemmU8S8Available() {
 #endif
 }
 
+bool GemmU8S8SplitAvailable() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool available = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return available;
+#else
+  return false;
+#endif
+}
+
 void GemmU8S8(const GemmU8S8Block& block) {
   if (block.rows <= 0 || block.cols <= 0) return;
 #if defined(__x86_64__) || defined(__i386__)
-  if (GemmU8S8Available()) {
+  if (block.row_begin) {
+    if (GemmU8S8SplitAvailable()) {
+      internal::GemmU8S8Avx2(block);
+      return;
+    }
+  } else if (GemmU8S8Available()) {
     internal::GemmU8S8Avx512Vnni(block);
     return;
   }

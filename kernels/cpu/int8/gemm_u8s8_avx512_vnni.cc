@@ -87,18 +87,8 @@ LOOM_AVX512_VNNI void GemmU8S8Avx512Vnni(const GemmU8S8Block& blk) {
   for (int64_t pi = 0; pi < a_panels; pi += kMaxA) {
     const int ma = static_cast<int>(std::min<int64_t>(kMaxA, a_panels - pi));
     const int8_t* a = blk.a + pi * a_panel;
-    // The store's view of these rows: the bias minus the weight offset.
     const int64_t i0 = pi * kGemmS8Mr;
     const int rows = static_cast<int>(std::min<int64_t>(kMaxA * kGemmS8Mr, blk.rows - i0));
-    int32_t bias[kMaxA * kGemmS8Mr];
-    for (int r = 0; r < rows; ++r) bias[r] = WrappingSub(blk.bias[i0 + r], blk.offset[i0 + r]);
-    GemmS8Block st;
-    st.y = blk.y + i0 * blk.ldy;
-    st.ldy = blk.ldy;
-    st.bias = bias;
-    st.steps = blk.steps;
-    st.channel0 = blk.channel0 + i0;
-    st.per_row = true;
     for (int64_t pj = 0, nb = 0; pj < b_panels; pj += nb) {
       const int64_t left = b_panels - pj;
       nb = (left == 4 ? 2 : std::min<int64_t>(kMaxB, left));
@@ -107,8 +97,8 @@ LOOM_AVX512_VNNI void GemmU8S8Avx512Vnni(const GemmU8S8Block& blk) {
         const int sub_rows = std::min(kGemmS8Mr, rows - sa * kGemmS8Mr);
         for (int sb = 0; sb < nb; ++sb) {
           const int64_t j = (pj + sb) * kGemmS8Nr;
-          StoreTileAvx512(st, acc + (sa * nb + sb) * kGemmS8Mr * kGemmS8Nr, sa * kGemmS8Mr, j, sub_rows,
-                          static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)));
+          StoreU8S8Tile(blk, acc + (sa * nb + sb) * kGemmS8Mr * kGemmS8Nr, i0 + sa * kGemmS8Mr, j, sub_rows,
+                        static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)), StoreTileAvx512);
         }
       }
     }

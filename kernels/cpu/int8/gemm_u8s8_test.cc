@@ -1,12 +1,17 @@
 // The u8 · s8 GEMM core against a naive int8 product with the reference
-// output stages, on its portable form and (when the CPU has it) AVX-512 VNNI:
-// partial 8 x 48 register tiles, depths off multiples of 4, extreme operands
-// and biases (the weight-offset correction wrapping), and the gathering
-// packer on unit-stride, stride-2 and irregular columns against a naive pack.
+// output stages, on its portable form (whole and split weights) and, when the
+// CPU has them, AVX-512 VNNI (whole) and AVX2 (split): partial register
+// tiles, depths off multiples of 4, extreme operands and biases (the
+// weight-offset correction wrapping), weights built to break vpmaddubsw's
+// saturating pair sums, the split itself, and the gathering packer on
+// unit-stride, stride-2 and irregular columns against a naive pack.
 #include "kernels/cpu/int8/gemm_u8s8.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
@@ -49,15 +54,25 @@ std::vector<requant::OutputStage> RandomStages(int64_t count, int64_t depth, std
   return stages;
 }
 
-// The product through PackAQuads, PackBGatherU8 (identity offsets) and
-// `gemm`, in column blocks of `block` (a multiple of 16) and row blocks of
-// `row_block` (a multiple of 4), as the Conv splits its tasks.
+// A GEMM implementation and the weight form it takes.
+struct U8S8Impl {
+  std::function<void(const GemmU8S8Block&)> gemm;
+  bool split = false;  // SplitQuadWeights
+};
+
+// The product through PackAQuads (and SplitQuadWeights), PackBGatherU8
+// (identity offsets) and `impl`, in column blocks of `block` (a multiple of
+// 16) and row blocks of `row_block` (a multiple of 4), as the Conv splits its
+// tasks.
 std::vector<int8_t> RunCore(const Problem& p, const std::vector<int8_t>& a, const std::vector<int8_t>& b,
                             const std::vector<int32_t>& bias, const std::vector<requant::OutputStage>& stages,
-                            const std::function<void(const GemmU8S8Block&)>& gemm, int64_t block, int64_t row_block) {
+                            const U8S8Impl& impl, int64_t block, int64_t row_block) {
   std::vector<int8_t> pa(static_cast<size_t>(NumAPanels(p.m) * QuadAPanelSize(p.k)) + 1);
   std::vector<int32_t> offsets(static_cast<size_t>(p.m) + 1);
   PackAQuads(a.data(), p.k, p.m, p.k, pa.data());
+  std::vector<int64_t> row_begin;
+  std::vector<QuadRemainder> remainder;
+  if (impl.split) SplitQuadWeights(pa.data(), p.m, p.k, &row_begin, &remainder);
   WeightOffsets(a.data(), p.k, p.m, p.k, offsets.data());
   std::vector<int32_t> taps(static_cast<size_t>(p.k)), cols(static_cast<size_t>(p.n));
   for (int64_t kk = 0; kk < p.k; ++kk) taps[kk] = static_cast<int32_t>(kk * p.n);
@@ -80,23 +95,32 @@ std::vector<int8_t> RunCore(const Problem& p, const std::vector<int8_t>& a, cons
       blk.ldy = p.n;
       blk.bias = bias.data() + i0;
       blk.offset = offsets.data() + i0;
+      if (impl.split) {
+        blk.remainder = remainder.data();
+        blk.row_begin = row_begin.data() + i0;
+      }
       blk.steps = &steps;
       blk.channel0 = i0;
-      gemm(blk);
+      impl.gemm(blk);
     }
   }
   return y;
 }
 
-// The implementations to check: the portable form, and the dispatched one.
-void ForEachU8S8Impl(const std::function<void(const std::function<void(const GemmU8S8Block&)>&)>& body) {
-  {
-    SCOPED_TRACE("portable");
-    body(GemmU8S8Portable);
+// The implementations to check: the portable form on both weight forms, and
+// the dispatched ones the CPU has.
+void ForEachU8S8Impl(const std::function<void(const U8S8Impl&)>& body) {
+  for (bool split : {false, true}) {
+    SCOPED_TRACE(split ? "portable split" : "portable");
+    body({GemmU8S8Portable, split});
   }
   if (GemmU8S8Available()) {
     SCOPED_TRACE("avx512vnni");
-    body(GemmU8S8);
+    body({GemmU8S8, false});
+  }
+  if (GemmU8S8SplitAvailable()) {
+    SCOPED_TRACE("avx2 split");
+    body({GemmU8S8, true});
   }
 }
 
@@ -113,10 +137,10 @@ TEST(GemmU8S8Test, MatchesNaive) {
     const auto bias = RandomInt32(p.m, &gen, -200000, 200000);
     const auto stages = RandomStages(p.m, p.k, &gen);
     const auto want = Naive(p, a, b, bias, stages);
-    ForEachU8S8Impl([&](const std::function<void(const GemmU8S8Block&)>& gemm) {
+    ForEachU8S8Impl([&](const U8S8Impl& impl) {
       for (int64_t block : {int64_t{16}, int64_t{48}, int64_t{1024}}) {
         for (int64_t row_block : {int64_t{4}, int64_t{12}, int64_t{1024}}) {
-          const auto got = RunCore(p, a, b, bias, stages, gemm, block, row_block);
+          const auto got = RunCore(p, a, b, bias, stages, impl, block, row_block);
           const int64_t diff = linear_test::FirstDifference(got, want);
           ASSERT_EQ(diff, -1) << "block=" << block << " row_block=" << row_block << " got " << int{got[diff]}
                               << " want " << int{want[diff]};
@@ -144,9 +168,93 @@ TEST(GemmU8S8Test, ExtremeOperandsAndBiases) {
     bias[2] = -std::numeric_limits<int32_t>::max();
     const auto stages = RandomStages(p.m, p.k, &gen);
     const auto want = Naive(p, a, b, bias, stages);
-    ForEachU8S8Impl([&](const std::function<void(const GemmU8S8Block&)>& gemm) {
-      EXPECT_EQ(RunCore(p, a, b, bias, stages, gemm, 1024, 1024), want);
-    });
+    ForEachU8S8Impl([&](const U8S8Impl& impl) { EXPECT_EQ(RunCore(p, a, b, bias, stages, impl, 1024, 1024), want); });
+  }
+}
+
+// Weights whose pairs break vpmaddubsw's int16 pair sums unless split
+// ((127, 127), (-128, -128), (-127, 127), ...: up to 255 · 256 in magnitude),
+// mixed with ones that just fit (|w0| + |w1| = 128) and small ones, against
+// activations at the extremes (stored as 0 and 255) and random ones; depths
+// off multiples of 4 and partial tiles.
+TEST(GemmU8S8Test, SaturatingPairsAreExact) {
+  const int8_t big[][2] = {{127, 127},  {-127, -127}, {-128, -128}, {-128, 127}, {127, -128}, {-127, 127},
+                           {127, -127}, {100, 29},    {-65, -64},   {64, 64},    {-128, 0},   {0, -128},
+                           {-64, -64},  {127, 1},     {1, -127},    {3, -5}};
+  constexpr int kPatterns = sizeof(big) / sizeof(big[0]);
+  std::mt19937 gen(31);
+  const Problem problems[] = {{6, 4, 16}, {13, 37, 33}, {7, 130, 50}, {29, 258, 17}, {2, 3, 100}, {64, 576, 49}};
+  for (const Problem& p : problems) {
+    for (int mode = 0; mode < 4; ++mode) {
+      SCOPED_TRACE(::testing::Message() << "m=" << p.m << " k=" << p.k << " n=" << p.n << " mode=" << mode);
+      std::vector<int8_t> a(static_cast<size_t>(p.m * p.k));
+      for (int64_t i = 0; i < p.m; ++i)
+        for (int64_t kk = 0; kk < p.k; ++kk) {
+          const int64_t pair = kk / 2;
+          int8_t v;
+          if (mode == 0) {  // every pattern, row by row
+            v = big[(i + pair) % kPatterns][kk % 2];
+          } else if (mode == 1) {  // all +-127, alternating signs
+            v = static_cast<int8_t>((i + kk) % 2 ? -127 : 127);
+          } else if (mode == 2) {  // all -128
+            v = -128;
+          } else {  // sparse: mostly small, a few violating pairs
+            v = gen() % 16 == 0 ? big[gen() % kPatterns][kk % 2]
+                                : static_cast<int8_t>(static_cast<int>(gen() % 61) - 30);
+          }
+          a[i * p.k + kk] = v;
+        }
+      std::vector<int8_t> b(static_cast<size_t>(p.k * p.n));
+      for (size_t e = 0; e < b.size(); ++e)
+        b[e] = e % 5 == 4 ? static_cast<int8_t>(gen()) : (mode + e) % 2 ? int8_t{127} : int8_t{-128};
+      const auto bias = RandomInt32(p.m, &gen, -200000, 200000);
+      const auto stages = RandomStages(p.m, p.k, &gen);
+      const auto want = Naive(p, a, b, bias, stages);
+      ForEachU8S8Impl([&](const U8S8Impl& impl) {
+        for (int64_t row_block : {int64_t{4}, int64_t{1024}}) {
+          const auto got = RunCore(p, a, b, bias, stages, impl, 32, row_block);
+          const int64_t diff = linear_test::FirstDifference(got, want);
+          ASSERT_EQ(diff, -1) << "row_block=" << row_block << " got " << int{got[diff]} << " want " << int{want[diff]};
+        }
+      });
+    }
+  }
+}
+
+// SplitQuadWeights: main + remainder is the packed weights, every pair of
+// both within |w0| + |w1| <= 128, and an entry exactly for the k-quads that
+// need one.
+TEST(GemmU8S8Test, SplitKeepsPairsWithinBound) {
+  std::mt19937 gen(37);
+  for (int64_t rows : {1, 5, 9}) {
+    for (int64_t k : {1, 6, 13, 40}) {
+      std::vector<int8_t> a(static_cast<size_t>(rows * k));
+      for (int8_t& v : a) v = static_cast<int8_t>(gen() % 3 == 0 ? gen() : gen() % 41 - 20);
+      if (k >= 2) a[0] = a[1] = -128;
+      std::vector<int8_t> whole(static_cast<size_t>(NumAPanels(rows) * QuadAPanelSize(k)));
+      PackAQuads(a.data(), k, rows, k, whole.data());
+      std::vector<int8_t> split = whole;
+      std::vector<int64_t> row_begin;
+      std::vector<QuadRemainder> remainder;
+      SplitQuadWeights(split.data(), rows, k, &row_begin, &remainder);
+      ASSERT_EQ(row_begin.size(), static_cast<size_t>(rows + 1));
+      ASSERT_EQ(row_begin.back(), static_cast<int64_t>(remainder.size()));
+      std::vector<int8_t> rest(whole.size(), 0);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t e = row_begin[r]; e < row_begin[r + 1]; ++e)
+          std::memcpy(&rest[(r / 4) * QuadAPanelSize(k) + remainder[e].quad * 16 + 4 * (r % 4)], &remainder[e].bytes,
+                      4);
+      auto fits = [](const int8_t* w) { return std::abs(w[0]) + std::abs(w[1]) <= 128; };
+      for (size_t q = 0; q < whole.size(); q += 4) {
+        const bool needs = !fits(&whole[q]) || !fits(&whole[q + 2]);
+        const bool has = std::any_of(rest.begin() + q, rest.begin() + q + 4, [](int8_t v) { return v != 0; });
+        EXPECT_EQ(has, needs) << "rows=" << rows << " k=" << k << " at " << q;
+        for (size_t e = q; e < q + 4; e += 2) {
+          EXPECT_TRUE(fits(&split[e]) && fits(&rest[e])) << "rows=" << rows << " k=" << k << " at " << e;
+          for (size_t x = e; x < e + 2; ++x) EXPECT_EQ(split[x] + rest[x], whole[x]) << "at " << x;
+        }
+      }
+    }
   }
 }
 

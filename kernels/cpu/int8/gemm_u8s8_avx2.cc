@@ -1,0 +1,145 @@
+// The u8 · s8 GEMM core (gemm_u8s8.h) on AVX2, for split weights: a 6 x 16
+// register tile of int32 accumulators (12 ymm registers), each k-quad step
+// two B vectors of 8 column quads, then per row one broadcast of its four
+// weights, vpmaddubsw (u8 · s8 products summed in pairs into int16, exact on
+// split weights), vpmaddwd by ones (the two pairs into an int32) and vpaddd:
+// 64 products in 6 instructions where the int16 k-pair kernel of
+// gemm_s8_avx2.cc needs 8. The sparse remainder entries of a tile's rows go
+// into the tile the same way (one broadcast, the B quad row of the entry's
+// k-quad) after each slice of kChunk k-quads, then the AVX2 requantizing
+// store with the bias minus the weight offset. Compiled with function-level target attributes only, and
+// called only when the CPU has AVX2.
+#if defined(__x86_64__) || defined(__i386__)
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/cpu/int8/gemm_s8_impl.h"
+#include "kernels/cpu/int8/gemm_u8s8.h"
+
+namespace loom {
+namespace int8 {
+namespace internal {
+namespace {
+
+static_assert(kGemmS8Mr == 4 && kGemmS8Nr == 16, "the u8 · s8 micro-kernel reads 4 x 16 quad panels");
+
+#define LOOM_AVX2 __attribute__((target("avx2")))
+
+constexpr int kTile = 6;
+// k-quads per pass of the micro-kernel (a 16 KB slice of a B panel), after
+// which the remainder entries of the slice are added while it is in L1.
+constexpr int64_t kChunk = 256;
+
+LOOM_AVX2 inline __m256i BroadcastQuad(const int8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return _mm256_set1_epi32(v);
+}
+
+alignas(32) const int16_t kOnes[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+
+// acc + Σ of each column quad of b times the quad of weights w. The ones
+// vector is read from memory at each use (an empty asm hides that the address
+// is constant, so the load is neither hoisted nor shared): a memory operand of
+// vpmaddwd, leaving its register to the 6 x 16 tile.
+LOOM_AVX2 inline __m256i QuadMulAdd(__m256i acc, __m256i b, __m256i w) {
+  const int16_t* ones = kOnes;
+  asm("" : "+r"(ones));
+  return _mm256_add_epi32(
+      acc, _mm256_madd_epi16(_mm256_maddubs_epi16(b, w), _mm256_load_si256(reinterpret_cast<const __m256i*>(ones))));
+}
+
+// acc (R x 16, row-major) (+)= rows · B panel over kq k-quads, where row r's
+// k-quads start at a[r] + off (its place in its A panel) and are
+// 4 · kGemmS8Mr bytes apart; `add` keeps acc's values.
+template <int R>
+LOOM_AVX2 inline void MicroKernel(int64_t kq, const int8_t* const* a, int64_t off, const uint8_t* b, bool add,
+                                  int32_t* acc) {
+  __m256i c[R][2];
+  __m256i* out = reinterpret_cast<__m256i*>(acc);
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    c[r][0] = add ? _mm256_load_si256(out + 2 * r) : _mm256_setzero_si256();
+    c[r][1] = add ? _mm256_load_si256(out + 2 * r + 1) : _mm256_setzero_si256();
+  }
+  for (int64_t p = 0; p < kq; ++p, off += 4 * kGemmS8Mr, b += 4 * kGemmS8Nr) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256i w = BroadcastQuad(a[r] + off);
+      c[r][0] = QuadMulAdd(c[r][0], b0, w);
+      c[r][1] = QuadMulAdd(c[r][1], b1, w);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    _mm256_store_si256(out + 2 * r, c[r][0]);
+    _mm256_store_si256(out + 2 * r + 1, c[r][1]);
+  }
+}
+
+// Adds the remainder entries [*next, end) of k-quads below `quad_end` times
+// the B panel b to their row's accumulators acc (16 int32), advancing *next.
+LOOM_AVX2 inline void AddRemainder(const QuadRemainder* entries, int64_t* next, int64_t end, int64_t quad_end,
+                                   const uint8_t* b, int32_t* acc) {
+  int64_t e = *next;
+  if (e == end || entries[e].quad >= quad_end) return;
+  __m256i* out = reinterpret_cast<__m256i*>(acc);
+  __m256i c0 = _mm256_load_si256(out), c1 = _mm256_load_si256(out + 1);
+  for (; e < end && entries[e].quad < quad_end; ++e) {
+    const QuadRemainder& entry = entries[e];
+    const __m256i w = _mm256_set1_epi32(entry.bytes);
+    const uint8_t* q = b + static_cast<int64_t>(entry.quad) * 4 * kGemmS8Nr;
+    c0 = QuadMulAdd(c0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)), w);
+    c1 = QuadMulAdd(c1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32)), w);
+  }
+  _mm256_store_si256(out, c0);
+  _mm256_store_si256(out + 1, c1);
+  *next = e;
+}
+
+}  // namespace
+
+// Tiles of 6 rows (12 accumulators, 2 B vectors, a broadcast and the
+// vpmaddubsw result: the 16 ymm registers), which may straddle two A panels;
+// the last rows in a tile of 4 or 2 whose rows past the block repeat its last
+// row (not stored). The tile order is ForEachTile's.
+LOOM_AVX2 void GemmU8S8Avx2(const GemmU8S8Block& blk) {
+  alignas(64) int32_t acc[kTile * kGemmS8Nr];
+  const int64_t a_panel = 4 * kGemmS8Mr * blk.kq, b_panel = 4 * kGemmS8Nr * blk.kq;
+  ForEachTile(blk.rows, blk.cols, b_panel, [&](int64_t i, int64_t j, int size) {
+    const int8_t* a[kTile];
+    TileRowPointers(blk.a, a_panel, 4, blk.rows, i, size, a);
+    const uint8_t* b = blk.b + (j / kGemmS8Nr) * b_panel;
+    const int rows = static_cast<int>(std::min<int64_t>(size, blk.rows - i));
+    int64_t next[kTile];
+    for (int r = 0; r < rows; ++r) next[r] = blk.row_begin[i + r];
+    for (int64_t q0 = 0; q0 == 0 || q0 < blk.kq; q0 += kChunk) {  // once at least (kq may be 0)
+      const int64_t quads = std::min(kChunk, blk.kq - q0);
+      const uint8_t* bq = b + q0 * 4 * kGemmS8Nr;
+      if (size == kTile) {
+        MicroKernel<kTile>(quads, a, q0 * 4 * kGemmS8Mr, bq, q0 > 0, acc);
+      } else if (size == 4) {
+        MicroKernel<4>(quads, a, q0 * 4 * kGemmS8Mr, bq, q0 > 0, acc);
+      } else {
+        MicroKernel<2>(quads, a, q0 * 4 * kGemmS8Mr, bq, q0 > 0, acc);
+      }
+      for (int r = 0; r < rows; ++r)
+        AddRemainder(blk.remainder, &next[r], blk.row_begin[i + r + 1], q0 + quads, b, acc + r * kGemmS8Nr);
+    }
+    StoreU8S8Tile(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)), StoreTileAvx2);
+    return rows;
+  });
+}
+
+#undef LOOM_AVX2
+
+}  // namespace internal
+}  // namespace int8
+}  // namespace loom
+
+#endif  // x86
