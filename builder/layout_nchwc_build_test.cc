@@ -37,7 +37,9 @@ void AddConv(OnnxModel& m, std::mt19937& rng, const std::string& name, const std
 }
 
 // x [1, 16, 10, 10] -> inverted residual block (1x1 Relu, depthwise 3x3
-// Clip, 1x1 + x: output r) -> depthwise 3x3 stride 2 -> squeeze-excitation
+// Clip, 1x1 + x: output r) -> basic residual block (3x3 16 -> 64 Relu, 3x3
+// 64 -> 16 + r, Relu: both 3x3 Convs run through Winograd) -> depthwise 3x3
+// stride 2 -> squeeze-excitation
 // (4 squeeze channels) -> fire (1x1 squeeze; 1x1 and 3x3 expands
 // concatenated) -> 1x1 -> Sigmoid: output y.
 OnnxModel MobilenetStyle() {
@@ -52,7 +54,12 @@ OnnxModel MobilenetStyle() {
   m.Node("Clip", {"d", "zero", "six"}, {"dc"});
   AddConv(m, rng, "project", "dc", "p", 32, 16, 1);
   m.Node("Add", {"p", "x"}, {"r"});
-  AddConv(m, rng, "dw2", "r", "d2", 16, 16, 3, 2, 16);
+  AddConv(m, rng, "basic1", "r", "b1", 16, 64, 3);
+  m.Node("Relu", {"b1"}, {"b1r"});
+  AddConv(m, rng, "basic2", "b1r", "b2", 64, 16, 3);
+  m.Node("Add", {"b2", "r"}, {"b2a"});
+  m.Node("Relu", {"b2a"}, {"b"});
+  AddConv(m, rng, "dw2", "b", "d2", 16, 16, 3, 2, 16);
   m.Node("GlobalAveragePool", {"d2"}, {"pool"});
   AddConv(m, rng, "se_reduce", "pool", "sr", 16, 4, 1);
   m.Node("Relu", {"sr"}, {"srr"});

@@ -12,7 +12,6 @@
 #include "builder/build_log.h"
 #include "builder/exec/kernel_choice.h"
 #include "kernels/cpu/nn/conv_geometry.h"
-#include "kernels/cpu/nn/conv_winograd.h"
 
 namespace loom {
 namespace passes {
@@ -150,25 +149,6 @@ bool PoolMember(const ir::Graph& g, const ir::Node& n, const Available& availabl
   return true;
 }
 
-// Whether the NCHW Conv would run this group-1 conv through Winograd
-// (kernels/cpu/nn/conv.cc): such convs stay NCHW.
-bool NchwConvUsesWinograd(const Shape& x, int64_t cout, const nn::WindowGeometry& geo) {
-  if (geo.kernel[1] != 3 || geo.kernel[2] != 3 || geo.stride[1] != 1 || geo.stride[2] != 1 || geo.dilation[1] != 1 ||
-      geo.dilation[2] != 1)
-    return false;
-  nn::WinogradConvShape ws;
-  ws.batch = x[0];
-  ws.in_channels = x[1];
-  ws.out_channels = cout;
-  ws.in_h = x[2];
-  ws.in_w = x[3];
-  ws.pad_top = geo.pad_begin[1];
-  ws.pad_left = geo.pad_begin[2];
-  ws.pad_bottom = geo.pad_end[1];
-  ws.pad_right = geo.pad_end[2];
-  return nn::ChooseWinogradTile(ws) != 0;
-}
-
 bool ConvMember(const ir::Graph& g, const ir::Node& n, const Available& available, Member* m) {
   if (!n.domain.empty() || n.op != "Conv" || n.inputs.size() < 2 || n.inputs.size() > 4) return false;
   const int x = n.inputs[0], w = n.inputs[1], y = n.outputs[0];
@@ -199,7 +179,6 @@ bool ConvMember(const ir::Graph& g, const ir::Node& n, const Available& availabl
   if (!nn::ParseWindowGeometry(exec::MakeKernelSetup(g, n), spatial, &kernel, nn::WindowOptions(), &geo).ok() ||
       geo.rank != 2 || geo.out[1] != ys[2] || geo.out[2] != ys[3])
     return false;
-  if (m->kind == Kind::kConv && NchwConvUsesWinograd(xs, cout, geo)) return false;
   m->kernel_shape = {geo.kernel[1], geo.kernel[2]};
   m->strides = {geo.stride[1], geo.stride[2]};
   m->pads = {geo.pad_begin[1], geo.pad_begin[2], geo.pad_end[1], geo.pad_end[2]};

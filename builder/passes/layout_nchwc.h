@@ -5,9 +5,10 @@
 // channels and read and write memory sequentially.
 //
 //   1. Members: CPU float32 2-D Convs with constant weights (and bias or
-//      none), Cin and Cout multiples of 8, group 1 (except the 3x3 ones the
-//      NCHW Conv runs through Winograd) or depthwise (group == Cin == Cout),
-//      auto_pad resolved into explicit pads; and the layout-agnostic nodes
+//      none), Cin and Cout multiples of 8, group 1 (3x3 stride-1 ones run
+//      through Winograd on the blocked tensors, as the NCHW Conv would) or
+//      depthwise (group == Cin == Cout), auto_pad resolved into explicit
+//      pads; and the layout-agnostic nodes
 //      around them: unary elementwise ops, Add/Sub/Mul/Div/Max/Min of
 //      tensors of one shape or by a scalar or a per-channel [N, C, 1, 1]
 //      tensor, Concat along the channels, GlobalAveragePool (ReduceMean over

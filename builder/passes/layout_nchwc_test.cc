@@ -217,9 +217,9 @@ TEST(LayoutNchwcTest, OneConversionPerEnteringTensor) {
   }
 }
 
-// The 3x3 Conv the NCHW kernel runs through Winograd stays NCHW; the 1x1
-// Convs around it, one on each side, are alone in their regions.
-TEST(LayoutNchwcTest, WinogradConvStaysNchw) {
+// The 3x3 Conv the NCHW kernel runs through Winograd joins the region of the
+// 1x1 Convs around it (loom.ConvNchwc runs it through Winograd too).
+TEST(LayoutNchwcTest, WinogradConvJoinsTheRegion) {
   nn::WinogradConvShape ws;
   ws.in_channels = ws.out_channels = 32;
   ws.in_h = ws.in_w = 8;
@@ -234,8 +234,12 @@ TEST(LayoutNchwcTest, WinogradConvStaysNchw) {
   AddConv(b, {a, w3}, c, "c3", {1, 1, 1, 1});
   AddConv(b, {c, w1}, y, "c2");
   b.Output(y);
-  EXPECT_EQ(RunPass(b), 0);
-  EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"Conv", "Conv", "Conv"}));
+  EXPECT_EQ(RunPass(b), 3);
+  EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"ToNchwc", "ConvNchwc", "ConvNchwc", "ConvNchwc", "FromNchwc"}));
+  const ir::Node* c3 = Named(b.g, "c3");
+  ASSERT_NE(c3, nullptr);
+  EXPECT_EQ(ShapeOf(b.g, c3->inputs[1]), (Shape{4, 4, 3, 3, 8, 8}));
+  EXPECT_EQ(c3->attrs.GetInts("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
 }
 
 // Squeeze-and-excitation with 4 squeeze channels (efficientnet style): the

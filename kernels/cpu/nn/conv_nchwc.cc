@@ -8,6 +8,11 @@
 // and at most 512 output pixels, so a pair's output range is still in L1
 // when Sigmoid/Tanh/Swish run over it. Pointwise ranges are runs of
 // flattened pixels, general ranges whole output rows.
+//
+// 3x3 stride-1 convs for which ChooseWinogradTile picks a tile run through
+// the Winograd convolution on the blocked tensors instead (conv_winograd.h,
+// channel_block 8): its filters are transformed from W un-blocked to OIHW,
+// or taken from the plan as a derived constant, as the NCHW Conv does.
 #include "kernels/cpu/nn/conv_nchwc.h"
 
 #include <algorithm>
@@ -17,6 +22,7 @@
 
 #include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/nn/conv_geometry.h"
+#include "kernels/cpu/nn/conv_winograd.h"
 #include "kernels/cpu/nn/residual_input.h"
 
 namespace loom {
@@ -56,9 +62,15 @@ int64_t BalancedRanges(int64_t per_range, int64_t ranges, int64_t units, int thr
 class ConvNchwcKernel final : public Kernel {
  public:
   Status Prepare(const KernelSetup& setup) override;
+  size_t ScratchBytes(int num_threads) const override;
   Status Run(const KernelArgs& args) const override;
+  std::vector<DerivedConstant> DerivedConstants() const override;
 
  private:
+  // Sets up winograd_ when the conv takes that path (3x3, stride 1, dilation
+  // 1, constant W, a tile chosen).
+  void PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg);
+
   ConvNchwcGeometry g_;
   int64_t batch_ = 0;
   bool pointwise_ = false;
@@ -69,7 +81,52 @@ class ConvNchwcKernel final : public Kernel {
   int64_t units_ = 0;        // pixels (pointwise) or output rows (general) per image
   int64_t min_ranges_ = 1;   // ranges per image with the largest ranges
   double macs_ = 0;
+  std::unique_ptr<WinogradConvF32> winograd_;
+  std::string filter_key_;  // winograd_'s transformed filters as a derived constant
+  size_t filter_bytes_ = 0;
 };
+
+// OIHW from [Cout/8, Cin/8, 3, 3, 8 (ci), 8 (co)].
+std::vector<float> UnblockWeights(const float* w, int64_t out_blocks, int64_t in_blocks) {
+  const int64_t cin = in_blocks * kB, taps = 9;
+  std::vector<float> oihw(static_cast<size_t>(out_blocks * kB * cin * taps));
+  for (int64_t ob = 0; ob < out_blocks; ++ob)
+    for (int64_t ib = 0; ib < in_blocks; ++ib)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t ci = 0; ci < kB; ++ci)
+          for (int64_t co = 0; co < kB; ++co) oihw[((ob * kB + co) * cin + ib * kB + ci) * taps + t] = *w++;
+  return oihw;
+}
+
+void ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg) {
+  winograd_.reset();
+  const TensorInfo& w = setup.inputs[1];
+  if (!w.const_data || g_.kernel_h != 3 || g_.kernel_w != 3 || g_.stride_h != 1 || g_.stride_w != 1 ||
+      g_.dilation_h != 1 || g_.dilation_w != 1)
+    return;
+  WinogradConvShape ws;
+  ws.batch = batch_;
+  ws.in_channels = g_.in_blocks * kB;
+  ws.out_channels = g_.out_blocks * kB;
+  ws.in_h = g_.in_h;
+  ws.in_w = g_.in_w;
+  ws.pad_top = wg.pad_begin[1];
+  ws.pad_left = wg.pad_begin[2];
+  ws.pad_bottom = wg.pad_end[1];
+  ws.pad_right = wg.pad_end[2];
+  ws.channel_block = kB;
+  const int tile = ChooseWinogradTile(ws);
+  if (!tile) return;
+  winograd_ = std::make_unique<WinogradConvF32>();
+  filter_key_ = WinogradConvF32::FilterKey(ws, tile);
+  filter_bytes_ = WinogradConvF32::FilterBytes(ws, tile);
+  const void* derived = setup.FindDerived(filter_key_, filter_bytes_);
+  std::vector<float> oihw;
+  if (setup.pack_constants && derived == nullptr)
+    oihw = UnblockWeights(static_cast<const float*>(w.const_data), g_.out_blocks, g_.in_blocks);
+  winograd_->Prepare(ws, tile, oihw.empty() ? nullptr : oihw.data(), act_);
+  if (derived) winograd_->UseTransformedFilters(static_cast<const float*>(derived));
+}
 
 Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   RETURN_IF_ERROR(CheckNode(setup, 2, 4, 1, 1));
@@ -132,6 +189,7 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   scalar_act_ = act_.kind == ActivationKind::kSigmoid || act_.kind == ActivationKind::kTanh ||
                 act_.kind == ActivationKind::kSwish;
 
+  PrepareWinograd(setup, wg);
   pointwise_ = g_.kernel_h == 1 && g_.kernel_w == 1 && g_.stride_h == 1 && g_.stride_w == 1 && !wg.HasPadding();
   const ConvNchwcIsa* isa = ConvNchwcIsaFor(ActiveNchwcIsa());
   fn_ = pointwise_ ? isa->pointwise : isa->general;
@@ -146,12 +204,26 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   return Status::Ok();
 }
 
+size_t ConvNchwcKernel::ScratchBytes(int num_threads) const {
+  return winograd_ ? winograd_->ScratchBytes(num_threads) : 0;
+}
+
+std::vector<DerivedConstant> ConvNchwcKernel::DerivedConstants() const {
+  if (winograd_ && winograd_->transformed_filters())
+    return {{filter_key_, winograd_->transformed_filters(), filter_bytes_}};
+  return {};
+}
+
 Status ConvNchwcKernel::Run(const KernelArgs& args) const {
   const float* x = args.in<float>(0);
   const float* w = args.in<float>(1);
   const float* bias = has_bias_ ? args.in<float>(2) : nullptr;
   const float* residual = has_residual_ ? args.in<float>(3) : nullptr;
   float* y = args.out<float>(0);
+  if (winograd_) {
+    winograd_->Run(x, bias, y, args.scratch, args.pool, residual);
+    return Status::Ok();
+  }
   const int64_t in_image = g_.in_blocks * g_.in_h * g_.in_w * kB;
   const int64_t out_plane = g_.out_h * g_.out_w * kB, out_image = g_.out_blocks * out_plane;
   const int64_t w_block = g_.in_blocks * g_.kernel_h * g_.kernel_w * kB * kB;

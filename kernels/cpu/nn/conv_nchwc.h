@@ -18,7 +18,9 @@
 //              channels. Stride-1 tiles whose windows lie inside the
 //              input columns take a path without per-pixel checks.
 // The driver (conv_nchwc.cc) splits the work into tasks of (image, range of
-// pixels or rows, group of block pairs) for ParallelFor.
+// pixels or rows, group of block pairs) for ParallelFor. 3x3 stride-1 convs
+// that ChooseWinogradTile takes run through the Winograd convolution on the
+// blocked tensors instead (conv_winograd.h).
 #pragma once
 
 #include <cstdint>

@@ -2,8 +2,10 @@
 // blocked in the test): random shapes (1x1, 3x3, 5x5, 7x7 with Cin = 8,
 // strides 1/2, symmetric and asymmetric pads, dilation 2, bias, residual,
 // Relu/Clip/Swish/HardSwish/Sigmoid, N = 1 and 2, outputs from 1x1 to odd
-// sizes, 1 and 2 threads), network layer shapes, and bad nodes. Runs on the
-// process's path: CMake runs it once per path (LOOM_CPU_ISA).
+// sizes, 1 and 2 threads), network layer shapes, the 3x3 stride-1 shapes
+// that run through Winograd (against the direct NCHW Conv; their filters as
+// a derived constant), and bad nodes. Runs on the process's path: CMake runs
+// it once per path (LOOM_CPU_ISA).
 #include <gtest/gtest.h>
 #include <time.h>
 
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -20,6 +23,7 @@
 
 #include "kernels/common/registry.h"
 #include "kernels/common/thread_pool.h"
+#include "kernels/cpu/nn/conv_winograd.h"
 #include "kernels/cpu/nn/nchwc_vector.h"
 #include "kernels/cpu/testing/kernel_tester.h"
 #include "kernels/cpu/testing/nchwc_layout.h"
@@ -102,7 +106,8 @@ RunOptions Options(int threads, const char* domain) {
   return o;
 }
 
-void Check(const Case& c, std::mt19937* rng) {
+// direct_reference: the reference Conv runs without Winograd.
+void Check(const Case& c, std::mt19937* rng, bool direct_reference = false) {
   SCOPED_TRACE(c.Describe());
   const int64_t oh = c.OutH(), ow = c.OutW(), taps = c.kh * c.kw;
   const std::vector<float> x = Random(c.n * c.cin * c.h * c.w, rng), w = Random(c.cout * c.cin * taps, rng),
@@ -122,7 +127,9 @@ void Check(const Case& c, std::mt19937* rng) {
     in_b.push_back(TestTensor::Of<float>({c.n, c.cout / kB, oh, ow, kB}, Blocked(r, c.n, c.cout, oh * ow)));
   }
   std::vector<TestTensor> want = {TestTensor::Empty(DType::kFloat32, y_shape)};
+  if (direct_reference) setenv("LOOM_CONV_WINOGRAD", "0", 1);
   Status st = RunKernel("Conv", Attrs(c), in, &want);
+  if (direct_reference) unsetenv("LOOM_CONV_WINOGRAD");
   ASSERT_TRUE(st.ok()) << st.ToString();
   std::vector<TestTensor> got = {TestTensor::Empty(DType::kFloat32, {c.n, c.cout / kB, oh, ow, kB})};
   st = RunKernel("ConvNchwc", Attrs(c), in_b, &got, Options(c.threads, "loom"));
@@ -217,6 +224,86 @@ TEST(ConvNchwc, MatchesConvOnNetworkShapes) {
       if (HasFatalFailure()) return;
     }
   }
+}
+
+// 3x3 stride-1 layers for which ChooseWinogradTile picks a tile (F(2x2) and
+// F(4x4), batch 2, asymmetric pads, partial edge tiles): the blocked
+// Winograd gives the direct NCHW Conv's result with bias, residual and
+// activations, on 1 to 3 threads.
+TEST(ConvNchwc, WinogradShapesMatchDirectConv) {
+  std::mt19937 rng(21);
+  struct WinogradCase {
+    Layer l;
+    int64_t pads[4];
+    int tile;  // what ChooseWinogradTile picks
+  };
+  const WinogradCase cases[] = {{{32, 32, 8, 3, 1, 1}, {1, 1, 1, 1}, 2},  {{64, 32, 13, 3, 1, 1}, {1, 1, 1, 1}, 2},
+                                {{16, 64, 28, 3, 1, 1}, {1, 1, 1, 1}, 4}, {{32, 48, 27, 3, 1, 1, 2}, {1, 1, 1, 1}, 4},
+                                {{40, 32, 25, 3, 1, 0}, {0, 1, 1, 0}, 4}, {{128, 16, 9, 3, 1, 0}, {1, 0, 0, 1}, 2}};
+  int i = 0;
+  for (const WinogradCase& wc : cases) {
+    for (int threads : {1, 2, 3}) {
+      Case c = LayerCase(wc.l, i % 3 == 0 ? "Relu" : i % 3 == 1 ? "Swish" : "", threads);
+      std::copy(wc.pads, wc.pads + 4, c.pads);
+      c.bias = i % 2 == 0;
+      c.residual = i % 4 < 2;
+      WinogradConvShape ws;
+      ws.batch = c.n;
+      ws.in_channels = c.cin;
+      ws.out_channels = c.cout;
+      ws.in_h = c.h;
+      ws.in_w = c.w;
+      ws.pad_top = c.pads[0];
+      ws.pad_left = c.pads[1];
+      ws.pad_bottom = c.pads[2];
+      ws.pad_right = c.pads[3];
+      ASSERT_EQ(ChooseWinogradTile(ws), wc.tile) << c.Describe();
+      Check(c, &rng, true);
+      if (HasFatalFailure()) return;
+      ++i;
+    }
+  }
+}
+
+// The transformed filters of the Winograd path are the kernel's derived
+// constant: offered back under their key, they are used in place (poisoned
+// bytes change the result; under another key they are ignored).
+TEST(ConvNchwc, WinogradFiltersAreADerivedConstant) {
+  std::mt19937 rng(8);
+  const int64_t cin = 32, cout = 48, hw = 12;
+  Case c;
+  c.cin = cin;
+  c.cout = cout;
+  c.h = c.w = hw;
+  c.kh = c.kw = 3;
+  for (int64_t& p : c.pads) p = 1;
+  const std::vector<float> w = Random(cout * cin * 9, &rng);
+  const std::vector<TestTensor> in = {
+      TestTensor::Of<float>({1, cin / kB, hw, hw, kB}, Random(cin * hw * hw, &rng)),
+      TestTensor::Const<float>({cout / kB, cin / kB, 3, 3, kB, kB}, BlockedWeights(w, cout, cin, 9))};
+  const TestTensor out = TestTensor::Empty(DType::kFloat32, {1, cout / kB, hw, hw, kB});
+  auto run = [&](const std::vector<DerivedConstant>& offered) {
+    std::vector<TestTensor> y = {out};
+    RunOptions o = Options(1, "loom");
+    o.derived = offered;
+    const Status st = RunKernel("ConvNchwc", Attrs(c), in, &y, o);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return y[0].As<float>();
+  };
+  std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindById("cpu.ConvNchwc.loom")->create();
+  ASSERT_TRUE(kernel->Prepare(testing::MakeKernelSetup("ConvNchwc", Attrs(c), in, {out}, Options(1, "loom"))).ok());
+  const std::vector<DerivedConstant> derived = kernel->DerivedConstants();
+  ASSERT_EQ(derived.size(), 1u);
+  EXPECT_EQ(derived[0].key.rfind("conv_winograd.filters", 0), 0u) << derived[0].key;
+  const std::vector<float> reference = run({});
+  // 64-byte aligned copies.
+  std::vector<float> storage(derived[0].bytes / sizeof(float) + 16);
+  float* copy = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / sizeof(float);
+  std::memcpy(copy, derived[0].data, derived[0].bytes);
+  EXPECT_EQ(run({{derived[0].key, copy, derived[0].bytes}}), reference);
+  std::fill(copy, copy + derived[0].bytes / sizeof(float), 0.f);
+  EXPECT_NE(run({{derived[0].key, copy, derived[0].bytes}}), reference);
+  EXPECT_EQ(run({{derived[0].key + " other", copy, derived[0].bytes}}), reference);
 }
 
 TEST(ConvNchwc, ActivePathFollowsTheGemm) {

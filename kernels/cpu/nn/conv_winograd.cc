@@ -15,6 +15,7 @@ namespace {
 
 constexpr size_t kBlockBudgetBytes = 512 * 1024;  // V + M of one tile block (half of a 1 MiB L2)
 constexpr int64_t kMaxTilesPerBlock = 96;
+constexpr int64_t kBlock = 8;  // NCHW8c's channel block
 
 size_t AlignUp64(size_t v) { return (v + 63) / 64 * 64; }
 
@@ -76,7 +77,7 @@ size_t WinogradConvF32::ScratchBytes(int num_threads) const {
 void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool,
                           const float* residual) const {
   const int64_t cin = s_.in_channels, cout = s_.out_channels, points = a_ * a_;
-  const int64_t ih_n = s_.in_h, iw_n = s_.in_w, oh = s_.OutH(), ow = s_.OutW();
+  const int64_t oh = s_.OutH(), ow = s_.OutW();
   const WinogradTransformFns& fns = WinogradTransformsFor(*isa_);
   float* xt = static_cast<float*>(scratch);
   char* slices = static_cast<char*>(scratch) + input_bytes_;
@@ -91,31 +92,10 @@ void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scr
   const int64_t blocks = (tiles_ + block - 1) / block;
 
   for (int64_t n = 0; n < s_.batch; ++n) {
-    const float* xn = x + n * cin * ih_n * iw_n;
+    const float* xn = x + n * cin * s_.in_h * s_.in_w;
     float* yn = y + n * cout * oh * ow;
     const float* rn = residual ? residual + n * cout * oh * ow : nullptr;
-    // Channel-last zero-padded copy, 16 channels at a time.
-    ParallelFor(pool, hp_, 4, [&](int64_t begin, int64_t end, int) {
-      for (int64_t h = begin; h < end; ++h) {
-        float* row = xt + h * wp_ * cin;
-        const int64_t ih = h - s_.pad_top;
-        if (ih < 0 || ih >= ih_n) {
-          std::memset(row, 0, static_cast<size_t>(wp_ * cin) * sizeof(float));
-          continue;
-        }
-        const int64_t w_lo = std::min(s_.pad_left, wp_), w_hi = std::min(s_.pad_left + iw_n, wp_);
-        std::memset(row, 0, static_cast<size_t>(w_lo * cin) * sizeof(float));
-        std::memset(row + w_hi * cin, 0, static_cast<size_t>((wp_ - w_hi) * cin) * sizeof(float));
-        for (int64_t c0 = 0; c0 < cin; c0 += 16) {
-          const int64_t c1 = std::min(c0 + 16, cin);
-          for (int64_t w = w_lo; w < w_hi; ++w) {
-            const float* src = xn + ih * iw_n + (w - s_.pad_left);
-            float* dst = row + w * cin;
-            for (int64_t c = c0; c < c1; ++c) dst[c] = src[c * ih_n * iw_n];
-          }
-        }
-      }
-    });
+    StageInput(xn, xt, pool);
     ParallelFor(pool, blocks, 1, [&](int64_t begin, int64_t end, int thread) {
       char* slice = slices + static_cast<size_t>(thread) * thread_bytes_;
       float* v = reinterpret_cast<float*>(slice);
@@ -146,24 +126,59 @@ void WinogradConvF32::Run(const float* x, const float* bias, float* y, void* scr
           gp.isa = isa_;
           GemmF32(gp, gemm_scratch, nullptr);
         }
-        fns.output(m_, mm, tn, block * cout, cout, bias, rn ? Activation() : act_, dst, oh * ow, ow, yn);
+        fns.output(m_, mm, tn, block * cout, cout, bias, rn ? Activation() : act_, dst, oh * ow, ow, s_.channel_block,
+                   yn);
         if (rn) AddResidual(t0, tn, rn, yn);
       }
     });
   }
 }
 
+void WinogradConvF32::StageInput(const float* x, float* xt, ThreadPool* pool) const {
+  const int64_t cin = s_.in_channels, ih_n = s_.in_h, iw_n = s_.in_w, plane = ih_n * iw_n;
+  const int64_t w_lo = std::min(s_.pad_left, wp_), w_hi = std::min(s_.pad_left + iw_n, wp_);
+  ParallelFor(pool, hp_, 4, [&](int64_t begin, int64_t end, int) {
+    for (int64_t h = begin; h < end; ++h) {
+      float* row = xt + h * wp_ * cin;
+      const int64_t ih = h - s_.pad_top;
+      if (ih < 0 || ih >= ih_n) {
+        std::memset(row, 0, static_cast<size_t>(wp_ * cin) * sizeof(float));
+        continue;
+      }
+      std::memset(row, 0, static_cast<size_t>(w_lo * cin) * sizeof(float));
+      std::memset(row + w_hi * cin, 0, static_cast<size_t>((wp_ - w_hi) * cin) * sizeof(float));
+      if (s_.channel_block == kBlock) {  // NCHW8c: 8 contiguous channels per pixel and block
+        for (int64_t cb = 0; cb < cin; cb += kBlock) {
+          const float* src = x + cb * plane + (ih * iw_n + w_lo - s_.pad_left) * kBlock;
+          for (int64_t w = w_lo; w < w_hi; ++w, src += kBlock)
+            std::memcpy(row + w * cin + cb, src, sizeof(float) * kBlock);
+        }
+        continue;
+      }
+      for (int64_t c0 = 0; c0 < cin; c0 += 16) {  // NCHW: 16 channels at a time
+        const int64_t c1 = std::min(c0 + 16, cin);
+        for (int64_t w = w_lo; w < w_hi; ++w) {
+          const float* src = x + ih * iw_n + (w - s_.pad_left);
+          float* dst = row + w * cin;
+          for (int64_t c = c0; c < c1; ++c) dst[c] = src[c * plane];
+        }
+      }
+    }
+  });
+}
+
 void WinogradConvF32::AddResidual(int64_t t0, int64_t tn, const float* r, float* y) const {
-  const int64_t cout = s_.out_channels, oh = s_.OutH(), ow = s_.OutW();
-  // The tiles of one tile row cover a contiguous column range of m_ output rows.
+  const int64_t cb = s_.channel_block, blocks = s_.out_channels / cb, oh = s_.OutH(), ow = s_.OutW();
+  // The tiles of one tile row cover a contiguous column range of m_ output
+  // rows: `width` pixels of `cb` channels each.
   for (int64_t t = t0; t < t0 + tn;) {
     const int64_t th = t / tiles_w_, tw0 = t % tiles_w_;
     const int64_t tw1 = std::min(tiles_w_, tw0 + (t0 + tn - t));
-    const int64_t x0 = tw0 * m_, width = std::min(tw1 * m_, ow) - x0;
+    const int64_t x0 = tw0 * m_, width = (std::min(tw1 * m_, ow) - x0) * cb;
     const int64_t y0 = th * m_, y1 = std::min(y0 + m_, oh);
-    for (int64_t c = 0; c < cout; ++c)
+    for (int64_t c = 0; c < blocks; ++c)
       for (int64_t row = y0; row < y1; ++row) {
-        const int64_t offset = (c * oh + row) * ow + x0;
+        const int64_t offset = ((c * oh + row) * ow + x0) * cb;
         float* dst = y + offset;
         const float* src = r + offset;
         if (act_.kind == ActivationKind::kRelu) {  // the common case in one pass

@@ -14,6 +14,10 @@
 //            A^T M A with the bias and the fused activation, stored to the
 //            valid part of each tile; with a residual (Conv + Add), the
 //            activation waits until the block's output rows have it added.
+// X, Y and the residual are NCHW or channel-blocked NCHW8c ([N, C/8, H, W,
+// 8], nchwc_vector.h; shape.channel_block = 8): staging then copies 8
+// contiguous channels per pixel, and the output transform stores each
+// point's 8-channel blocks whole.
 // The tile block is sized so that V and M of a block stay in the L2 cache.
 #pragma once
 
@@ -34,6 +38,9 @@ struct WinogradConvShape {
   int64_t batch = 1, in_channels = 0, out_channels = 0;
   int64_t in_h = 0, in_w = 0;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  // The layout of X, Y and the residual: 1 for NCHW, 8 for NCHW8c (Cin and
+  // Cout multiples of 8).
+  int64_t channel_block = 1;
   int64_t OutH() const { return in_h + pad_top + pad_bottom - 2; }
   int64_t OutW() const { return in_w + pad_left + pad_right - 2; }
 };
@@ -59,13 +66,16 @@ class WinogradConvF32 {
   size_t ScratchBytes(int num_threads) const;
   // x [N, Cin, H, W], bias [Cout] or null, y [N, Cout, OH, OW]; residual
   // null or [N, Cout, OH, OW] added before the activation (not overlapping
-  // y); scratch holds ScratchBytes(threads) bytes, 64-byte aligned.
+  // y); x, y and residual blocked by shape.channel_block; scratch holds
+  // ScratchBytes(threads) bytes, 64-byte aligned.
   void Run(const float* x, const float* bias, float* y, void* scratch, ThreadPool* pool,
            const float* residual = nullptr) const;
 
   int tile_m() const { return m_; }
 
  private:
+  // Copies image x into the zero-padded channel-last buffer xt.
+  void StageInput(const float* x, float* xt, ThreadPool* pool) const;
   // y = act(y + r) over the output of tiles [t0, t0 + tn) of one image (y
   // holds conv + bias, still hot in the cache).
   void AddResidual(int64_t t0, int64_t tn, const float* r, float* y) const;

@@ -1,8 +1,9 @@
 // Winograd convolution (conv_winograd.h) against a direct double-precision
 // reference: random shapes (channels 1..70, H/W 1..20, symmetric and
 // asymmetric pads), bias on/off, every fused activation, both tile sizes,
-// every GEMM / transform path this CPU supports, serial and threaded; and the
-// Conv kernel with the path forced on and off by LOOM_CONV_WINOGRAD.
+// every GEMM / transform path this CPU supports, serial and threaded; the
+// channel-blocked layout (NCHW8c X, Y and residual); and the Conv kernel with the path forced on and off by
+// LOOM_CONV_WINOGRAD.
 #include "kernels/cpu/nn/conv_winograd.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 
 #include "kernels/common/thread_pool.h"
 #include "kernels/cpu/testing/kernel_tester.h"
+#include "kernels/cpu/testing/nchwc_layout.h"
 
 namespace loom {
 namespace nn {
@@ -175,22 +177,44 @@ TEST(ConvWinogradTest, EdgeShapes) {
   }
 }
 
-// A residual (Conv + Add) is added to every valid output element before the
-// activation, on random shapes (partial edge tiles, several blocks and
-// threads) and every path.
-TEST(ConvWinogradTest, ResidualBeforeActivation) {
-  std::mt19937 gen(4321);
+// Random shapes (partial edge tiles, several blocks and threads), every
+// activation, both tiles, every path, with X, Y and the residual in NCHW
+// (channel_block 1) or NCHW8c (8: channels in multiples of 8). A residual
+// (Conv + Add), on all iterations but every 4th, is added to every valid
+// output element before the activation.
+void ExpectRandomShapesWithResidual(unsigned seed, int64_t channel_block) {
+  using testing::FromNchwcLayout;
+  using testing::ToNchwcLayout;
+  std::mt19937 gen(seed);
   const std::vector<Activation> acts = AllActivations();
   StaticThreadPool pool(2);
+  std::uniform_int_distribution<int> blocks(1, 6);
+  // NCHW <-> the tested layout.
+  auto to_layout = [&](const std::vector<float>& v, int64_t n, int64_t c, int64_t hw) {
+    return channel_block == 1 ? v : ToNchwcLayout(v, n, c, hw);
+  };
+  auto from_layout = [&](const std::vector<float>& v, int64_t n, int64_t c, int64_t hw) {
+    return channel_block == 1 ? v : FromNchwcLayout(v, n, c, hw);
+  };
   for (const GemmF32Isa* isa : SupportedGemmF32Isas()) {
     for (int iter = 0; iter < 16; ++iter) {
-      const WinogradConvShape s = RandomShape(&gen);
-      const std::vector<float> x = RandomFloats(static_cast<size_t>(s.batch * s.in_channels * s.in_h * s.in_w), &gen);
+      WinogradConvShape s = RandomShape(&gen);
+      if (channel_block != 1) {
+        s.in_channels = channel_block * blocks(gen);
+        s.out_channels = channel_block * blocks(gen);
+        s.channel_block = channel_block;
+      }
+      const int64_t in_hw = s.in_h * s.in_w, out_hw = s.OutH() * s.OutW();
+      const std::vector<float> x = RandomFloats(static_cast<size_t>(s.batch * s.in_channels * in_hw), &gen);
       const std::vector<float> w = RandomFloats(static_cast<size_t>(s.out_channels * s.in_channels * 9), &gen);
       const std::vector<float> b = RandomFloats(static_cast<size_t>(s.out_channels), &gen);
+      const bool residual = iter % 4 != 3;
       std::vector<double> ref = Reference(s, x, w, iter % 2 ? b.data() : nullptr);
       const std::vector<float> r = RandomFloats(ref.size(), &gen);
-      for (size_t i = 0; i < ref.size(); ++i) ref[i] += r[i];
+      if (residual)
+        for (size_t i = 0; i < ref.size(); ++i) ref[i] += r[i];
+      const std::vector<float> xl = to_layout(x, s.batch, s.in_channels, in_hw);
+      const std::vector<float> rl = to_layout(r, s.batch, s.out_channels, out_hw);
       const int a = iter % static_cast<int>(acts.size());
       for (int m : {2, 4}) {
         WinogradConvF32 conv;
@@ -198,15 +222,20 @@ TEST(ConvWinogradTest, ResidualBeforeActivation) {
         for (int threads : {1, 2}) {
           AlignedBuffer scratch(conv.ScratchBytes(threads));
           std::vector<float> y(ref.size(), 12345.f);
-          conv.Run(x.data(), iter % 2 ? b.data() : nullptr, y.data(), scratch.data(), threads > 1 ? &pool : nullptr,
-                   r.data());
-          EXPECT_LE(RelativeError(y, ref, acts[a]), m == 4 ? 2e-5 : 5e-6)
-              << "residual " << Describe(s, m, *isa, a, iter % 2, threads);
+          conv.Run(xl.data(), iter % 2 ? b.data() : nullptr, y.data(), scratch.data(), threads > 1 ? &pool : nullptr,
+                   residual ? rl.data() : nullptr);
+          EXPECT_LE(RelativeError(from_layout(y, s.batch, s.out_channels, out_hw), ref, acts[a]), m == 4 ? 2e-5 : 5e-6)
+              << "block " << channel_block << (residual ? " residual " : " ")
+              << Describe(s, m, *isa, a, iter % 2, threads);
         }
       }
     }
   }
 }
+
+TEST(ConvWinogradTest, ResidualBeforeActivation) { ExpectRandomShapesWithResidual(4321, 1); }
+
+TEST(ConvWinogradTest, BlockedLayoutMatchesDirectReference) { ExpectRandomShapesWithResidual(808, 8); }
 
 // The Conv kernel with the Winograd path forced on (both tiles) and off gives
 // the reference result; the rule's own choice too.

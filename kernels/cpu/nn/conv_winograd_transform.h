@@ -15,8 +15,8 @@
 namespace loom {
 namespace nn {
 
-// Where the output tile t lands: y[c * plane + offset + i * width + j] for
-// i < rows, j < cols (the valid part of an m x m tile).
+// Where the output tile t lands: pixel offset + i * width + j of every
+// channel, for i < rows, j < cols (the valid part of an m x m tile).
 struct WinogradTileDst {
   int64_t offset;
   int32_t rows, cols;
@@ -31,9 +31,12 @@ struct WinogradTransformFns {
                 int64_t point_stride);
   // Output transform: point p of tile t, channel c is
   // mm[p * point_stride + t * channels + c]; adds bias[c] (if not null),
-  // applies `act` and stores the valid part of each m x m tile to y.
+  // applies `act` and stores the valid part of each m x m tile to y, whose
+  // channels come in blocks of `block` (1: NCHW, y[c * plane + pixel]; 8:
+  // NCHW8c, y[(c / 8) * plane * 8 + pixel * 8 + c % 8], channels % 8 == 0).
   void (*output)(int m, const float* mm, int64_t tiles, int64_t point_stride, int64_t channels, const float* bias,
-                 const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width, float* y);
+                 const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width, int64_t block,
+                 float* y);
 };
 
 // The table for a GEMM path (by its name; the baseline table for any other).

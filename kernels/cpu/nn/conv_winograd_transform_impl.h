@@ -78,7 +78,8 @@ void InputTiles(const float* const* src, int64_t tiles, int64_t row_stride, int6
   }
 }
 
-template <int M>
+// B: the channel block of y (1 or 8; kChannelBlock is a multiple of 8).
+template <int M, int B>
 void OutputTiles(const float* mm, int64_t tiles, int64_t point_stride, int64_t channels, const float* bias,
                  const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width, float* y) {
   constexpr int A = M + 2;
@@ -101,10 +102,23 @@ void OutputTiles(const float* mm, int64_t tiles, int64_t point_stride, int64_t c
           for (int64_t c = 0; c < n; ++c) o[c] += bias[c0 + c];
         ApplyActivation(act, o, n);
       }
-      for (int64_t c = 0; c < n; ++c) {
-        float* yc = y + (c0 + c) * plane + td.offset;
+      if (B == 1) {
+        for (int64_t c = 0; c < n; ++c) {
+          float* yc = y + (c0 + c) * plane + td.offset;
+          for (int i = 0; i < td.rows; ++i)
+            for (int j = 0; j < td.cols; ++j) yc[i * width + j] = out[(i * M + j) * kChannelBlock + c];
+        }
+        continue;
+      }
+      // Blocked: each point's B channels are contiguous in y.
+      for (int64_t c = 0; c < n; c += B) {
+        float* yc = y + (c0 + c) * plane + td.offset * B;
         for (int i = 0; i < td.rows; ++i)
-          for (int j = 0; j < td.cols; ++j) yc[i * width + j] = out[(i * M + j) * kChannelBlock + c];
+          for (int j = 0; j < td.cols; ++j) {
+            const float* o = out + (i * M + j) * kChannelBlock + c;
+            float* d = yc + (i * width + j) * B;
+            for (int k = 0; k < B; ++k) d[k] = o[k];
+          }
       }
     }
   }
@@ -120,11 +134,18 @@ void InputTransform(int m, const float* const* src, int64_t tiles, int64_t row_s
 }
 
 void OutputTransform(int m, const float* mm, int64_t tiles, int64_t point_stride, int64_t channels, const float* bias,
-                     const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width, float* y) {
-  if (m == 4) {
-    OutputTiles<4>(mm, tiles, point_stride, channels, bias, act, dst, plane, width, y);
+                     const Activation& act, const WinogradTileDst* dst, int64_t plane, int64_t width, int64_t block,
+                     float* y) {
+  if (block == 8) {
+    if (m == 4) {
+      OutputTiles<4, 8>(mm, tiles, point_stride, channels, bias, act, dst, plane, width, y);
+    } else {
+      OutputTiles<2, 8>(mm, tiles, point_stride, channels, bias, act, dst, plane, width, y);
+    }
+  } else if (m == 4) {
+    OutputTiles<4, 1>(mm, tiles, point_stride, channels, bias, act, dst, plane, width, y);
   } else {
-    OutputTiles<2>(mm, tiles, point_stride, channels, bias, act, dst, plane, width, y);
+    OutputTiles<2, 1>(mm, tiles, point_stride, channels, bias, act, dst, plane, width, y);
   }
 }
 
