@@ -18,6 +18,11 @@ struct GenericVector {
   using T = Float4;
   using I = Int4;
   static T MulAdd(T a, T b, T c) { return a * b + c; }
+  static bool Any(I m) {
+    uint64_t w[2];
+    std::memcpy(w, &m, sizeof(w));
+    return (w[0] | w[1]) != 0;
+  }
 };
 
 constexpr VectorMathIsa kGeneric = impl::Arrays<GenericVector>::Table("generic");

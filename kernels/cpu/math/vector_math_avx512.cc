@@ -24,6 +24,7 @@ struct Avx512Vector {
   using T = Float16;
   using I = Int16;
   static T MulAdd(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static bool Any(I m) { return _mm512_test_epi32_mask(__m512i(m), __m512i(m)) != 0; }
 };
 
 constexpr VectorMathIsa kAvx512 = impl::Arrays<Avx512Vector>::Table("avx512");

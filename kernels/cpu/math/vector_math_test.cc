@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -242,6 +246,31 @@ TEST_P(VectorMathTest, SoftmaxPieces) {
     EXPECT_EQ(isa.exp_shift_sum(x.data(), nullptr, n, 31.f), sum);
     isa.scale_add(x.data(), y.data(), n, 0.5f, -1.f);
     for (int64_t i = 0; i < n; ++i) EXPECT_LE(UlpError(y[i], x[i] * 0.5 - 1.0), 1) << "scale_add, n = " << n;
+  }
+}
+
+// ns per element of the functions a network's activations run, over an
+// L1-resident array of typical activation values (reported, not asserted: the
+// machine is shared).
+TEST_P(VectorMathTest, Timings) {
+  // A measurement, not a check: opt in with LOOM_KERNEL_TIMINGS=1.
+  if (!std::getenv("LOOM_KERNEL_TIMINGS")) GTEST_SKIP() << "set LOOM_KERNEL_TIMINGS=1 to print timings";
+  const VectorMathIsa& isa = *GetParam();
+  constexpr int64_t kN = 4096;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> u(0.f, 4.f);
+  std::vector<float> x(kN), y(kN);
+  for (float& v : x) v = u(rng);
+  for (const UnaryCase& c : Cases()) {
+    std::vector<double> ns;
+    for (int rep = 0; rep < 31; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 50; ++i) c.fn(isa, x.data(), y.data(), kN);
+      ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() /
+                   (50.0 * kN));
+    }
+    std::sort(ns.begin(), ns.end());
+    std::printf("%-7s %-10s %6.3f ns/elem\n", isa.name, c.name, ns[ns.size() / 2]);
   }
 }
 
