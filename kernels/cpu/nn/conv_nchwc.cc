@@ -130,8 +130,8 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   scalar_act_ = act_.kind == ActivationKind::kSigmoid || act_.kind == ActivationKind::kTanh ||
                 act_.kind == ActivationKind::kSwish;
 
-  pointwise_ = !stem_ && g_.kernel_h == 1 && g_.kernel_w == 1 && g_.stride_h == 1 && g_.stride_w == 1 &&
-               !wg.HasPadding();
+  pointwise_ =
+      !stem_ && g_.kernel_h == 1 && g_.kernel_w == 1 && g_.stride_h == 1 && g_.stride_w == 1 && !wg.HasPadding();
   const ConvNchwcIsa* isa = ConvNchwcIsaFor(ActiveNchwcIsa());
   fn_ = stem_ ? isa->stem : pointwise_ ? isa->pointwise : isa->general;
   const int64_t in_channels = g_.in_channels;

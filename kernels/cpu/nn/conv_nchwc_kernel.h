@@ -177,15 +177,23 @@ void PointwiseBlocks(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
   });
 }
 
+// f(std::integral_constant<int, NB>(), act) for the work's NB (1 or 2)
+// blocks and the activation as a VectorActivation: the body of a ConvNchwcFn.
+template <class V, typename F>
+void WithBlocks(const Activation& activation, const ConvNchwcWork& wk, F&& f) {
+  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
+  if (wk.blocks == 2) {
+    f(std::integral_constant<int, 2>(), act);
+  } else {
+    f(std::integral_constant<int, 1>(), act);
+  }
+}
+
 // ConvNchwcFn of the pointwise case.
 template <class V>
 void Pointwise(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
-  if (wk.blocks == 2) {
-    PointwiseBlocks<V, 2>(g, act, wk);
-  } else {
-    PointwiseBlocks<V, 1>(g, act, wk);
-  }
+  WithBlocks<V>(activation, wk,
+                [&](auto nb, const VectorActivation<V>& act) { PointwiseBlocks<V, decltype(nb)::value>(g, act, wk); });
 }
 
 // General: NP pixels of output row oh from column ow0. kStride1: column
@@ -247,12 +255,8 @@ void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, con
 // ConvNchwcFn of the general case.
 template <class V>
 void General(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
-  if (wk.blocks == 2) {
-    GeneralRows<V, 2>(g, act, wk);
-  } else {
-    GeneralRows<V, 1>(g, act, wk);
-  }
+  WithBlocks<V>(activation, wk,
+                [&](auto nb, const VectorActivation<V>& act) { GeneralRows<V, decltype(nb)::value>(g, act, wk); });
 }
 
 // Stem (loom.ConvNchwcStem): NP pixels of output row oh from column ow0, X
@@ -316,22 +320,15 @@ void StemRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const 
   }
 }
 
-template <class V, int NB>
-void StemStride(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
-  if (g.stride_w == 1) return StemRows<V, NB, 1>(g, act, wk);
-  if (g.stride_w == 2) return StemRows<V, NB, 2>(g, act, wk);
-  StemRows<V, NB, 0>(g, act, wk);
-}
-
 // ConvNchwcFn of loom.ConvNchwcStem.
 template <class V>
 void Stem(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
-  if (wk.blocks == 2) {
-    StemStride<V, 2>(g, act, wk);
-  } else {
-    StemStride<V, 1>(g, act, wk);
-  }
+  WithBlocks<V>(activation, wk, [&](auto nb, const VectorActivation<V>& act) {
+    constexpr int kNb = decltype(nb)::value;
+    if (g.stride_w == 1) return StemRows<V, kNb, 1>(g, act, wk);
+    if (g.stride_w == 2) return StemRows<V, kNb, 2>(g, act, wk);
+    StemRows<V, kNb, 0>(g, act, wk);
+  });
 }
 
 }  // namespace conv_nchwc

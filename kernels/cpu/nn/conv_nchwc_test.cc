@@ -63,7 +63,8 @@ std::vector<float> StemWeights(const std::vector<float>& w, int64_t cout, int64_
   std::vector<float> y(w.size());
   for (int64_t o = 0; o < cout; ++o)
     for (int64_t i = 0; i < cin; ++i)
-      for (int64_t t = 0; t < taps; ++t) y[(((o / kB) * cin + i) * taps + t) * kB + o % kB] = w[(o * cin + i) * taps + t];
+      for (int64_t t = 0; t < taps; ++t)
+        y[(((o / kB) * cin + i) * taps + t) * kB + o % kB] = w[(o * cin + i) * taps + t];
   return y;
 }
 
@@ -82,12 +83,12 @@ struct Case {
     return h + pads[0] + pads[2] >= dh * (kh - 1) + 1 && w + pads[1] + pads[3] >= dw * (kw - 1) + 1;
   }
   std::string Describe() const {
-    return std::string(stem ? "stem " : "") + "N" + std::to_string(n) + " " + std::to_string(cin) + "->" + std::to_string(cout) + " " + std::to_string(h) +
-           "x" + std::to_string(w) + " k" + std::to_string(kh) + "x" + std::to_string(kw) + " s" + std::to_string(sh) +
-           std::to_string(sw) + " d" + std::to_string(dh) + std::to_string(dw) + " pads " + std::to_string(pads[0]) +
-           "," + std::to_string(pads[1]) + "," + std::to_string(pads[2]) + "," + std::to_string(pads[3]) + " bias " +
-           std::to_string(bias) + " residual " + std::to_string(residual) + " act '" + act + "' threads " +
-           std::to_string(threads);
+    return std::string(stem ? "stem " : "") + "N" + std::to_string(n) + " " + std::to_string(cin) + "->" +
+           std::to_string(cout) + " " + std::to_string(h) + "x" + std::to_string(w) + " k" + std::to_string(kh) + "x" +
+           std::to_string(kw) + " s" + std::to_string(sh) + std::to_string(sw) + " d" + std::to_string(dh) +
+           std::to_string(dw) + " pads " + std::to_string(pads[0]) + "," + std::to_string(pads[1]) + "," +
+           std::to_string(pads[2]) + "," + std::to_string(pads[3]) + " bias " + std::to_string(bias) + " residual " +
+           std::to_string(residual) + " act '" + act + "' threads " + std::to_string(threads);
   }
 };
 
@@ -162,8 +163,8 @@ Case RandomCase(bool stem, std::mt19937& rng) {
   const char* acts[] = {"", "Relu", "Clip", "Swish", "HardSwish", "Sigmoid"};
   Case c;
   c.stem = stem;
-  const int64_t k = stem ? std::vector<int64_t>{1, 3, 3, 5, 7, 7}[rng() % 6]
-                         : std::vector<int64_t>{1, 1, 3, 3, 5, 7}[rng() % 6];
+  const int64_t k =
+      stem ? std::vector<int64_t>{1, 3, 3, 5, 7, 7}[rng() % 6] : std::vector<int64_t>{1, 1, 3, 3, 5, 7}[rng() % 6];
   c.kh = c.kw = k;
   if (rng() % 8 == 0) c.kw = k == 1 ? 3 : 1;  // a non-square window now and then
   c.cin = stem ? std::vector<int64_t>{1, 3, 4, 5}[rng() % 4] : k == 7 ? 8 : kB * (1 + rng() % 6);
@@ -295,6 +296,16 @@ TEST(ConvNchwc, ActivePathFollowsTheGemm) {
   }
 }
 
+// The loom op `op` on one thread, with an output of `out`'s shape.
+Status RunOneThread(const char* op, const Attributes& a, const std::vector<TestTensor>& in, const Shape& out) {
+  std::vector<TestTensor> outs = {TestTensor::Empty(DType::kFloat32, out)};
+  return RunKernel(op, a, in, &outs, Options(1, "loom"));
+}
+
+void ExpectInvalid(const Status& st, const char* what) {
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what << ": " << st.ToString();
+}
+
 TEST(ConvNchwc, RejectsBadNodes) {
   const TestTensor x = TestTensor::Of<float>({1, 2, 5, 5, kB}, std::vector<float>(2 * 25 * kB, 1.f));
   const TestTensor w = TestTensor::Const<float>({3, 2, 3, 3, kB, kB}, std::vector<float>(3 * 2 * 9 * 64, 1.f));
@@ -303,41 +314,37 @@ TEST(ConvNchwc, RejectsBadNodes) {
   pad1.SetInts("kernel_shape", {3, 3});
   pad1.SetInts("pads", {1, 1, 1, 1});
   auto run = [&](const Attributes& a, const std::vector<TestTensor>& in, const Shape& out) {
-    std::vector<TestTensor> outs = {TestTensor::Empty(DType::kFloat32, out)};
-    return RunKernel("ConvNchwc", a, in, &outs, Options(1, "loom"));
+    return RunOneThread("ConvNchwc", a, in, out);
   };
   ASSERT_TRUE(run(pad1, {x, w}, y).ok());
-  auto expect_invalid = [&](const Status& st, const char* what) {
-    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what << ": " << st.ToString();
-  };
-  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 16, 5, 5}, std::vector<float>(400)), w}, y), "NCHW X");
-  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 2, 5, 5, 4}, std::vector<float>(200)), w}, y), "block of 4");
-  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 1, 5, 5, kB}, std::vector<float>(200)), w}, y), "Cin blocks");
-  expect_invalid(run(pad1, {TestTensor::Of<double>({1, 2, 5, 5, kB}, std::vector<double>(400)), w}, y), "dtype");
-  expect_invalid(run(pad1, {x, TestTensor::Const<float>({3, 2, 3, 3, kB}, std::vector<float>(3 * 2 * 9 * 8))}, y),
-                 "W rank");
-  expect_invalid(run(pad1, {x, w, TestTensor::Of<float>({3}, std::vector<float>(3))}, y), "B size");
-  expect_invalid(run(pad1, {x, w}, {1, 3, 3, 3, kB}), "output shape");
-  expect_invalid(run(pad1, {x, w, TestTensor::Absent(), TestTensor::Of<float>(y, std::vector<float>(600))}, y),
-                 "residual without loom.residual");
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 16, 5, 5}, std::vector<float>(400)), w}, y), "NCHW X");
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 2, 5, 5, 4}, std::vector<float>(200)), w}, y), "block of 4");
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 1, 5, 5, kB}, std::vector<float>(200)), w}, y), "Cin blocks");
+  ExpectInvalid(run(pad1, {TestTensor::Of<double>({1, 2, 5, 5, kB}, std::vector<double>(400)), w}, y), "dtype");
+  ExpectInvalid(run(pad1, {x, TestTensor::Const<float>({3, 2, 3, 3, kB}, std::vector<float>(3 * 2 * 9 * 8))}, y),
+                "W rank");
+  ExpectInvalid(run(pad1, {x, w, TestTensor::Of<float>({3}, std::vector<float>(3))}, y), "B size");
+  ExpectInvalid(run(pad1, {x, w}, {1, 3, 3, 3, kB}), "output shape");
+  ExpectInvalid(run(pad1, {x, w, TestTensor::Absent(), TestTensor::Of<float>(y, std::vector<float>(600))}, y),
+                "residual without loom.residual");
   Attributes a = pad1;
   a.SetInt("loom.residual", 1);
-  expect_invalid(run(a, {x, w, TestTensor::Absent(), TestTensor::Of<float>({1, 3, 5, 5}, std::vector<float>(75))}, y),
-                 "residual shape");
+  ExpectInvalid(run(a, {x, w, TestTensor::Absent(), TestTensor::Of<float>({1, 3, 5, 5}, std::vector<float>(75))}, y),
+                "residual shape");
   a = pad1;
   a.SetInts("kernel_shape", {1, 1});
-  expect_invalid(run(a, {x, w}, y), "kernel_shape");
+  ExpectInvalid(run(a, {x, w}, y), "kernel_shape");
   a = pad1;
   a.SetInts("strides", {0, 1});
-  expect_invalid(run(a, {x, w}, y), "stride 0");
+  ExpectInvalid(run(a, {x, w}, y), "stride 0");
   a = pad1;
   a.SetInts("pads", {1, 1});
-  expect_invalid(run(a, {x, w}, y), "pads length");
+  ExpectInvalid(run(a, {x, w}, y), "pads length");
   a = pad1;
   a.SetInt("group", 2);
-  expect_invalid(run(a, {x, w}, y), "group");
-  expect_invalid(run({}, {TestTensor::Of<float>({1, 2, 2, 2, kB}, std::vector<float>(64)), w}, {1, 3, 0, 0, kB}),
-                 "window larger than the input");
+  ExpectInvalid(run(a, {x, w}, y), "group");
+  ExpectInvalid(run({}, {TestTensor::Of<float>({1, 2, 2, 2, kB}, std::vector<float>(64)), w}, {1, 3, 0, 0, kB}),
+                "window larger than the input");
   a = pad1;
   a.SetString("loom.activation", "Gelu");
   EXPECT_EQ(run(a, {x, w}, y).code(), StatusCode::kUnsupported);
@@ -351,28 +358,24 @@ TEST(ConvNchwcStem, RejectsBadNodes) {
   pad1.SetInts("kernel_shape", {3, 3});
   pad1.SetInts("pads", {1, 1, 1, 1});
   auto run = [&](const Attributes& a, const std::vector<TestTensor>& in, const Shape& out) {
-    std::vector<TestTensor> outs = {TestTensor::Empty(DType::kFloat32, out)};
-    return RunKernel("ConvNchwcStem", a, in, &outs, Options(1, "loom"));
+    return RunOneThread("ConvNchwcStem", a, in, out);
   };
   ASSERT_TRUE(run(pad1, {x, w}, y).ok());
-  auto expect_invalid = [&](const Status& st, const char* what) {
-    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what << ": " << st.ToString();
-  };
-  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 1, 5, 5, kB}, std::vector<float>(200)), w}, y), "blocked X");
-  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 4, 5, 5}, std::vector<float>(100)), w}, y), "Cin");
-  expect_invalid(run(pad1, {x, TestTensor::Const<float>({2, 3, 3, 3, 4}, std::vector<float>(2 * 27 * 4))}, y),
-                 "W block of 4");
-  expect_invalid(run(pad1, {x, TestTensor::Const<float>({2, 1, 3, 3, kB, kB}, std::vector<float>(2 * 9 * 64))}, y),
-                 "blocked W");
-  expect_invalid(run(pad1, {x, w, TestTensor::Of<float>({8}, std::vector<float>(8))}, y), "B size");
-  expect_invalid(run(pad1, {x, w}, {1, 16, 5, 5}), "NCHW output");
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 1, 5, 5, kB}, std::vector<float>(200)), w}, y), "blocked X");
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 4, 5, 5}, std::vector<float>(100)), w}, y), "Cin");
+  ExpectInvalid(run(pad1, {x, TestTensor::Const<float>({2, 3, 3, 3, 4}, std::vector<float>(2 * 27 * 4))}, y),
+                "W block of 4");
+  ExpectInvalid(run(pad1, {x, TestTensor::Const<float>({2, 1, 3, 3, kB, kB}, std::vector<float>(2 * 9 * 64))}, y),
+                "blocked W");
+  ExpectInvalid(run(pad1, {x, w, TestTensor::Of<float>({8}, std::vector<float>(8))}, y), "B size");
+  ExpectInvalid(run(pad1, {x, w}, {1, 16, 5, 5}), "NCHW output");
   Attributes a = pad1;
   a.SetInt("group", 3);
-  expect_invalid(run(a, {x, w}, y), "group");
+  ExpectInvalid(run(a, {x, w}, y), "group");
   a = pad1;
   a.SetInt("loom.residual", 1);
-  expect_invalid(run(a, {x, w, TestTensor::Absent(), TestTensor::Of<float>({1, 16, 5, 5}, std::vector<float>(400))}, y),
-                 "NCHW residual");
+  ExpectInvalid(run(a, {x, w, TestTensor::Absent(), TestTensor::Of<float>({1, 16, 5, 5}, std::vector<float>(400))}, y),
+                "NCHW residual");
 }
 
 double ThreadCpuMs() {

@@ -13,7 +13,7 @@ namespace nn {
 std::unique_ptr<Kernel> MakeMaxPoolNchwcKernel();      // pool_nchwc.cc
 std::unique_ptr<Kernel> MakeAveragePoolNchwcKernel();  // pool_nchwc.cc
 std::unique_ptr<Kernel> MakeConvNchwcKernel();  // conv_nchwc.cc
-std::unique_ptr<Kernel> MakeConvNchwcStemKernel();  // conv_nchwc.cc
+std::unique_ptr<Kernel> MakeConvNchwcStemKernel();       // conv_nchwc.cc
 std::unique_ptr<Kernel> MakeDepthwiseConvNchwcKernel();  // conv_nchwc_depthwise.cc
 
 }  // namespace nn
