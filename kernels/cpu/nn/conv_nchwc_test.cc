@@ -302,6 +302,13 @@ Status RunOneThread(const char* op, const Attributes& a, const std::vector<TestT
   return RunKernel(op, a, in, &outs, Options(1, "loom"));
 }
 
+Attributes Window3x3Pad1() {
+  Attributes a;
+  a.SetInts("kernel_shape", {3, 3});
+  a.SetInts("pads", {1, 1, 1, 1});
+  return a;
+}
+
 void ExpectInvalid(const Status& st, const char* what) {
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what << ": " << st.ToString();
 }
@@ -310,9 +317,7 @@ TEST(ConvNchwc, RejectsBadNodes) {
   const TestTensor x = TestTensor::Of<float>({1, 2, 5, 5, kB}, std::vector<float>(2 * 25 * kB, 1.f));
   const TestTensor w = TestTensor::Const<float>({3, 2, 3, 3, kB, kB}, std::vector<float>(3 * 2 * 9 * 64, 1.f));
   const Shape y = {1, 3, 5, 5, kB};
-  Attributes pad1;
-  pad1.SetInts("kernel_shape", {3, 3});
-  pad1.SetInts("pads", {1, 1, 1, 1});
+  const Attributes pad1 = Window3x3Pad1();
   auto run = [&](const Attributes& a, const std::vector<TestTensor>& in, const Shape& out) {
     return RunOneThread("ConvNchwc", a, in, out);
   };
@@ -354,9 +359,7 @@ TEST(ConvNchwcStem, RejectsBadNodes) {
   const TestTensor x = TestTensor::Of<float>({1, 3, 5, 5}, std::vector<float>(75, 1.f));
   const TestTensor w = TestTensor::Const<float>({2, 3, 3, 3, kB}, std::vector<float>(2 * 27 * kB, 1.f));
   const Shape y = {1, 2, 5, 5, kB};
-  Attributes pad1;
-  pad1.SetInts("kernel_shape", {3, 3});
-  pad1.SetInts("pads", {1, 1, 1, 1});
+  const Attributes pad1 = Window3x3Pad1();
   auto run = [&](const Attributes& a, const std::vector<TestTensor>& in, const Shape& out) {
     return RunOneThread("ConvNchwcStem", a, in, out);
   };
