@@ -19,7 +19,7 @@ namespace {
 
 constexpr int64_t kBlock = 8;
 
-enum class Kind { kNone, kConv, kDepthwise, kUnary, kBinary, kConcat, kGlobalPool, kPool };
+enum class Kind { kNone, kConv, kStem, kDepthwise, kUnary, kBinary, kConcat, kGlobalPool, kPool };
 
 // A node that may join a region: its kind, the input slots that hold blocked
 // tensors inside a region and, for a Conv, its explicit geometry.
@@ -31,7 +31,7 @@ struct Member {
 
 // Which NCHWc kernels the registry has.
 struct Available {
-  bool conversions = false, conv = false, depthwise = false, pool = false;
+  bool conversions = false, conv = false, stem = false, depthwise = false, pool = false;
 };
 
 bool HasCpuKernel(const KernelRegistry& r, const char* op) {
@@ -152,8 +152,9 @@ bool PoolMember(const ir::Graph& g, const ir::Node& n, const Available& availabl
 bool ConvMember(const ir::Graph& g, const ir::Node& n, const Available& available, Member* m) {
   if (!n.domain.empty() || n.op != "Conv" || n.inputs.size() < 2 || n.inputs.size() > 4) return false;
   const int x = n.inputs[0], w = n.inputs[1], y = n.outputs[0];
-  if (!Blockable(g, x) || !Blockable(g, y) || !IsFloat(g, w) || !g.value(w).is_constant()) return false;
+  if (!IsFloat(g, x) || !Blockable(g, y) || !IsFloat(g, w) || !g.value(w).is_constant()) return false;
   const Shape& xs = g.value(x).shape;
+  if (xs.size() != 4) return false;
   const Shape& ws = g.value(w).shape;
   const Shape& ys = g.value(y).shape;
   const int64_t cin = xs[1], cout = ys[1], group = n.attrs.GetInt("group", 1);
@@ -165,7 +166,10 @@ bool ConvMember(const ir::Graph& g, const ir::Node& n, const Available& availabl
   const bool residual = n.inputs.size() > 3 && n.inputs[3] >= 0;
   if (residual != (n.attrs.GetInt("loom.residual", 0) != 0)) return false;
   if (residual && (!IsFloat(g, n.inputs[3]) || g.value(n.inputs[3]).shape != ys)) return false;
-  if (group == 1 && ws[1] == cin && available.conv) {
+  if (!Blockable(g, x)) {  // the stem: X stays NCHW
+    if (group != 1 || ws[1] != cin || !available.stem) return false;
+    m->kind = Kind::kStem;
+  } else if (group == 1 && ws[1] == cin && available.conv) {
     m->kind = Kind::kConv;
   } else if (group == cin && cin == cout && ws[1] == 1 && available.depthwise) {
     m->kind = Kind::kDepthwise;
@@ -183,7 +187,7 @@ bool ConvMember(const ir::Graph& g, const ir::Node& n, const Available& availabl
   m->strides = {geo.stride[1], geo.stride[2]};
   m->pads = {geo.pad_begin[1], geo.pad_begin[2], geo.pad_end[1], geo.pad_end[2]};
   m->dilations = {geo.dilation[1], geo.dilation[2]};
-  m->blocked_slots = {0};
+  if (m->kind != Kind::kStem) m->blocked_slots = {0};
   if (residual) m->blocked_slots.push_back(3);
   return true;
 }
@@ -235,7 +239,8 @@ std::vector<bool> Regions(const ir::Graph& g, const ir::UseLists& uses, const st
   }
   std::vector<int> convs(count, 0);
   for (size_t i = 0; i < count; ++i)
-    if (members[i].kind == Kind::kConv || members[i].kind == Kind::kDepthwise) ++convs[Find(parent, i)];
+    if (members[i].kind == Kind::kConv || members[i].kind == Kind::kStem || members[i].kind == Kind::kDepthwise)
+      ++convs[Find(parent, i)];
   std::vector<bool> keep(count, false);
   for (size_t i = 0; i < count; ++i) keep[i] = members[i].kind != Kind::kNone && convs[Find(parent, i)] >= 2;
   return keep;
@@ -266,9 +271,12 @@ ir::ConstData BlockConvWeights(const float* w, const Shape& s) {
   return out;
 }
 
-// Depthwise [C, 1, KH, KW] as DepthwiseConvNchwc's [C/8, KH, KW, 8]: the
-// NCHW reorder of a [1, C, KH, KW] tensor.
-ir::ConstData BlockDepthwiseWeights(const float* w, const Shape& s) { return BlockNchw(w, {1, s[0], s[2], s[3]}); }
+// Depthwise [C, 1, KH, KW] as DepthwiseConvNchwc's [C/8, KH, KW, 8] and
+// [Cout, Cin, KH, KW] as ConvNchwcStem's [Cout/8, Cin, KH, KW, 8 (co)]: the
+// NCHW reorder of a [1, Cout, Cin * KH * KW, 1] tensor.
+ir::ConstData BlockOutputChannels(const float* w, const Shape& s) {
+  return BlockNchw(w, {1, s[0], s[1] * s[2] * s[3], 1});
+}
 
 class Rewriter {
  public:
@@ -360,14 +368,15 @@ class Rewriter {
     return c;
   }
 
-  int BlockedWeights(int w, bool depthwise) {
+  int BlockedWeights(int w, Kind kind) {
     const auto it = weights_.find(w);
     if (it != weights_.end()) return it->second;
     const Shape s = g_.value(w).shape;
     const float* data = g_.value(w).data->as<float>();
-    const Shape shape = depthwise ? Shape{s[0] / kBlock, s[2], s[3], kBlock}
-                                  : Shape{s[0] / kBlock, s[1] / kBlock, s[2], s[3], kBlock, kBlock};
-    ir::ConstData blocked = depthwise ? BlockDepthwiseWeights(data, s) : BlockConvWeights(data, s);
+    Shape shape = {s[0] / kBlock, s[1] / kBlock, s[2], s[3], kBlock, kBlock};
+    if (kind == Kind::kDepthwise) shape = {s[0] / kBlock, s[2], s[3], kBlock};
+    if (kind == Kind::kStem) shape = {s[0] / kBlock, s[1], s[2], s[3], kBlock};
+    ir::ConstData blocked = kind == Kind::kConv ? BlockConvWeights(data, s) : BlockOutputChannels(data, s);
     const std::string name = g_.UniqueValueName(g_.value(w).name + ".nchwc");
     const int b = g_.AddConstant(name, DType::kFloat32, shape, std::move(blocked));
     weights_[w] = b;
@@ -379,12 +388,12 @@ class Rewriter {
   void Convert(const Member& m, ir::Node* n) {
     switch (m.kind) {
       case Kind::kConv:
+      case Kind::kStem:
       case Kind::kDepthwise: {
-        const bool depthwise = m.kind == Kind::kDepthwise;
-        n->op = depthwise ? "DepthwiseConvNchwc" : "ConvNchwc";
+        n->op = m.kind == Kind::kConv ? "ConvNchwc" : m.kind == Kind::kStem ? "ConvNchwcStem" : "DepthwiseConvNchwc";
         n->domain = "loom";
         n->opset = 1;
-        n->inputs[1] = BlockedWeights(n->inputs[1], depthwise);
+        n->inputs[1] = BlockedWeights(n->inputs[1], m.kind);
         if (n->inputs.size() == 3 && n->inputs[2] < 0) n->inputs.pop_back();
         Attributes attrs;
         attrs.SetInts("kernel_shape", m.kernel_shape);
@@ -437,6 +446,7 @@ class LayoutNchwc : public Pass {
     Available available;
     available.conversions = HasCpuKernel(*ctx.registry, "ToNchwc") && HasCpuKernel(*ctx.registry, "FromNchwc");
     available.conv = HasCpuKernel(*ctx.registry, "ConvNchwc");
+    available.stem = HasCpuKernel(*ctx.registry, "ConvNchwcStem");
     available.depthwise = HasCpuKernel(*ctx.registry, "DepthwiseConvNchwc");
     available.pool = HasCpuKernel(*ctx.registry, "MaxPoolNchwc") && HasCpuKernel(*ctx.registry, "AveragePoolNchwc");
     if (!available.conversions || !(available.conv || available.depthwise)) return Status::Ok();

@@ -15,6 +15,10 @@
 //      the 5-D tensor's H and W), MaxPool (no Indices) and AveragePool with
 //      explicit pads (loom.MaxPoolNchwc / loom.AveragePoolNchwc, when
 //      registered). loom.ElementwiseChain and the rest bound regions.
+//      A group-1 Conv whose input cannot be blocked (Cin % 8 != 0: the
+//      first Conv of a network) joins as loom.ConvNchwcStem, which reads
+//      its input as NCHW and writes the blocked output: no conversion
+//      before it, and it counts as a Conv of its region.
 //   2. Regions: members connected through the tensors they pass one
 //      another. A region with at least 2 Convs is converted (one Conv does
 //      not pay for the conversions); its tensors become 5-D.
@@ -25,7 +29,8 @@
 //      their names and shapes. With H*W == 1 both layouts hold the same
 //      bytes and a Reshape (a view) converts instead.
 //   4. Weights are reordered at build time: OIHW -> [Cout/8, Cin/8, KH, KW,
-//      8 (ci), 8 (co)]; depthwise [C, 1, KH, KW] -> [C/8, KH, KW, 8]. The new
+//      8 (ci), 8 (co)]; the stem's OIHW -> [Cout/8, Cin, KH, KW, 8 (co)];
+//      depthwise [C, 1, KH, KW] -> [C/8, KH, KW, 8]. The new
 //      nodes carry explicit kernel_shape, strides, pads and dilations, and
 //      the Conv's fused activation and loom.residual.
 // A registry without loom.ToNchwc / loom.FromNchwc leaves the graph alone;

@@ -56,7 +56,8 @@ Shape ShapeOf(const ir::Graph& g, int v) { return g.value(v).shape; }
 
 // Element by element: constant `blocked` holds ONNX weights `w` [O, I, KH, KW]
 // in the contract's layout, Wb[ob, ib, i, j, ci, co] = W[ob*8 + co, ib*8 + ci, i, j]
-// (group 1) or Wb[cb, i, j, c] = W[cb*8 + c, 0, i, j] (depthwise, I == 1).
+// (group 1), or Wb[ob, i, kh, kw, co] = W[ob*8 + co, i, kh, kw] when I is no
+// multiple of 8 (the stem; depthwise, I == 1).
 void ExpectBlockedWeights(const ir::Graph& g, int w, int blocked) {
   const Shape& s = g.value(w).shape;
   const float* src = g.value(w).data->as<float>();
@@ -66,19 +67,32 @@ void ExpectBlockedWeights(const ir::Graph& g, int w, int blocked) {
   for (int64_t o = 0; o < s[0]; ++o)
     for (int64_t i = 0; i < in; ++i)
       for (int64_t t = 0; t < taps; ++t) {
-        const int64_t at = in == 1 ? (o / 8 * taps + t) * 8 + o % 8
-                                   : (((o / 8) * (in / 8) + i / 8) * taps + t) * 64 + (i % 8) * 8 + o % 8;
+        const int64_t at = in % 8 != 0 ? ((o / 8 * in + i) * taps + t) * 8 + o % 8
+                                       : (((o / 8) * (in / 8) + i / 8) * taps + t) * 64 + (i % 8) * 8 + o % 8;
         ASSERT_EQ(got[at], src[(o * in + i) * taps + t]) << "o " << o << " i " << i << " tap " << t;
       }
 }
 
 // MobileNet-style inverted residual block: 1x1 expand (Clip) -> depthwise 3x3
-// (Clip) -> 1x1 project + residual x, as the fusions before leave it.
+// (Clip) -> 1x1 project + residual x, as the fusions before leave it; with
+// `stem`, x is the output of a first Conv (3 -> c, 3x3 / 2, pads 1, 1, 1, 0,
+// Relu) reading image [1, 3, 2 * hw - 1, 2 * hw].
 struct MobilenetBlock {
   IrBuilder b;
-  int x, w1, b1, wd, bd, w2, e, d, y;
-  explicit MobilenetBlock(int64_t c = 8, int64_t hidden = 16, int64_t hw = 5) {
-    x = b.Input("x", {1, c, hw, hw});
+  int image = -1, ws = -1, bs = -1, x, w1, b1, wd, bd, w2, e, d, y;
+  explicit MobilenetBlock(int64_t c = 8, int64_t hidden = 16, int64_t hw = 5, bool stem = false) {
+    if (stem) {
+      image = b.Input("image", {1, 3, 2 * hw - 1, 2 * hw});
+      ws = b.Const("ws", {c, 3, 3, 3}, Ramp(static_cast<size_t>(c * 27), 0.003f));
+      bs = b.Const("bs", {c}, Ramp(static_cast<size_t>(c)));
+      x = b.Tensor("x", {1, c, hw, hw});
+      ir::Node& n = b.node(AddConv(b, {image, ws, bs}, x, "stem", {1, 1, 1, 0}));
+      n.attrs.SetInts("strides", {2, 2});
+      n.attrs.SetString("loom.activation", "Relu");
+      n.fused = {"Relu"};
+    } else {
+      x = b.Input("x", {1, c, hw, hw});
+    }
     w1 = b.Const("w1", {hidden, c, 1, 1}, Ramp(static_cast<size_t>(hidden * c)));
     b1 = b.Const("b1", {hidden}, Ramp(static_cast<size_t>(hidden)));
     wd = b.Const("wd", {hidden, 1, 3, 3}, Ramp(static_cast<size_t>(hidden * 9)));
@@ -243,8 +257,9 @@ TEST(LayoutNchwcTest, WinogradConvJoinsTheRegion) {
 }
 
 // Squeeze-and-excitation with 4 squeeze channels (efficientnet style): the
-// squeeze Convs stay NCHW, so the pooled tensor leaves the region and the
-// excitation enters it through Reshapes (H*W == 1); the pool becomes a
+// reducing Conv (16 -> 4) stays NCHW, so the pooled tensor leaves the region
+// through a Reshape (H*W == 1); the expanding one (4 -> 16) reads it as the
+// stem kernel and writes the blocked excitation; the pool becomes a
 // ReduceMean over the blocked tensor; Sigmoid and the broadcast Mul join.
 TEST(LayoutNchwcTest, SqueezeExcitationUsesReshapes) {
   IrBuilder b;
@@ -261,9 +276,9 @@ TEST(LayoutNchwcTest, SqueezeExcitationUsesReshapes) {
   b.Node("Mul", {a, sg}, {m}, "scale");
   AddConv(b, {m, w}, y, "c2");
   b.Output(y);
-  EXPECT_EQ(RunPass(b), 5);
-  EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"ToNchwc", "ConvNchwc", "ReduceMean", "Reshape", "Conv", "Conv",
-                                                "Reshape", "Sigmoid", "Mul", "ConvNchwc", "FromNchwc"}));
+  EXPECT_EQ(RunPass(b), 6);
+  EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"ToNchwc", "ConvNchwc", "ReduceMean", "Reshape", "Conv",
+                                                "ConvNchwcStem", "Sigmoid", "Mul", "ConvNchwc", "FromNchwc"}));
   const ir::Node* pool = Named(b.g, "pool");
   ASSERT_NE(pool, nullptr);
   EXPECT_EQ(pool->attrs.GetInts("axes"), (std::vector<int64_t>{2, 3}));
@@ -275,11 +290,11 @@ TEST(LayoutNchwcTest, SqueezeExcitationUsesReshapes) {
   EXPECT_EQ(leave->inputs[0], pool->outputs[0]);
   EXPECT_EQ(leave->outputs, std::vector<int>{p});
   EXPECT_EQ(ShapeOf(b.g, leave->inputs[1]), Shape{4});
-  const ir::Node* enter = Named(b.g, "e.to_nchwc");
-  ASSERT_NE(enter, nullptr);
-  EXPECT_EQ(enter->op, "Reshape");
-  EXPECT_EQ(enter->inputs[0], e);
-  EXPECT_EQ(ShapeOf(b.g, enter->outputs[0]), (Shape{1, 2, 1, 1, 8}));
+  const ir::Node* expand = Named(b.g, "expand");
+  ASSERT_NE(expand, nullptr);
+  EXPECT_EQ(expand->inputs[0], r);
+  EXPECT_EQ(ShapeOf(b.g, expand->outputs[0]), (Shape{1, 2, 1, 1, 8}));
+  ExpectBlockedWeights(b.g, we, expand->inputs[1]);
   const ir::Node* scale = Named(b.g, "scale");
   ASSERT_NE(scale, nullptr);
   EXPECT_EQ(ShapeOf(b.g, scale->inputs[0]), (Shape{1, 2, 4, 4, 8}));
@@ -394,6 +409,74 @@ TEST(LayoutNchwcTest, ResolvesAutoPad) {
   EXPECT_FALSE(n->attrs.Has("auto_pad"));
   EXPECT_EQ(n->attrs.GetInts("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
   EXPECT_EQ(n->attrs.GetInts("strides"), (std::vector<int64_t>{2, 2}));
+}
+
+// A network's first Conv (3 -> 8, 3x3 / 2, asymmetric pads, Relu) before
+// a MobileNet block: it reads the NCHW image itself as ConvNchwcStem and
+// writes the block's blocked input, so no ToNchwc is left.
+TEST(LayoutNchwcTest, StemConvReadsNchw) {
+  MobilenetBlock net(8, 16, 5, true);
+  const ir::Graph& g = net.b.g;
+  EXPECT_EQ(RunPass(net.b), 4);
+  ASSERT_EQ(Ops(g),
+            (std::vector<std::string>{"ConvNchwcStem", "ConvNchwc", "DepthwiseConvNchwc", "ConvNchwc", "FromNchwc"}));
+  const ir::Node& stem = g.node(0);
+  EXPECT_EQ(stem.name, "stem");
+  EXPECT_EQ(stem.domain, "loom");
+  ASSERT_EQ(stem.inputs.size(), 3u);
+  EXPECT_EQ(stem.inputs[0], net.image);  // NCHW, as the graph input
+  EXPECT_EQ(stem.inputs[2], net.bs);
+  EXPECT_EQ(ShapeOf(g, stem.inputs[1]), (Shape{1, 3, 3, 3, 8}));
+  ExpectBlockedWeights(g, net.ws, stem.inputs[1]);
+  EXPECT_EQ(ShapeOf(g, stem.outputs[0]), (Shape{1, 1, 5, 5, 8}));
+  EXPECT_EQ(stem.attrs.GetInts("kernel_shape"), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(stem.attrs.GetInts("strides"), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(stem.attrs.GetInts("pads"), (std::vector<int64_t>{1, 1, 1, 0}));
+  EXPECT_EQ(stem.attrs.GetInts("dilations"), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(stem.attrs.GetString("loom.activation", ""), "Relu");
+  EXPECT_EQ(stem.fused, std::vector<std::string>{"Relu"});
+  // The block reads the stem's output directly, the residual included.
+  const ir::Node& expand = g.node(1);
+  EXPECT_EQ(expand.inputs[0], stem.outputs[0]);
+  EXPECT_EQ(g.node(3).inputs[3], stem.outputs[0]);
+  EXPECT_EQ(g.node(4).outputs, std::vector<int>{net.y});
+}
+
+// The stem alone with a Relu (one Conv) or with a Winograd 3x3 Conv after
+// it (which stays NCHW) is no region; without the stem kernel, the first
+// Conv stays NCHW and a ToNchwc converts its output.
+TEST(LayoutNchwcTest, StemJoinsOnlyARegion) {
+  {
+    IrBuilder b;
+    const int x = b.Input("x", {1, 3, 8, 8}), w = b.Const("w", {8, 3, 3, 3}, Ramp(216));
+    const int a = b.Tensor("a", {1, 8, 8, 8}), y = b.Tensor("y", {1, 8, 8, 8});
+    AddConv(b, {x, w}, a, "stem", {1, 1, 1, 1});
+    b.Node("Relu", {a}, {y});
+    b.Output(y);
+    EXPECT_EQ(RunPass(b), 0);
+    EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"Conv", "Relu"}));
+  }
+  {
+    IrBuilder b;
+    const Shape s = {1, 32, 8, 8};
+    const int x = b.Input("x", {1, 3, 8, 8}), w = b.Const("w", {32, 3, 3, 3}, Ramp(864, 0.001f));
+    const int w3 = b.Const("w3", {32, 32, 3, 3}, Ramp(9216, 0.0001f));
+    const int a = b.Tensor("a", s), y = b.Tensor("y", s);
+    AddConv(b, {x, w}, a, "stem", {1, 1, 1, 1});
+    AddConv(b, {a, w3}, y, "c3", {1, 1, 1, 1});
+    b.Output(y);
+    EXPECT_EQ(RunPass(b), 0);
+  }
+  {
+    MobilenetBlock net(8, 16, 5, true);
+    const KernelRegistry all = testing::WithNchwcReferenceKernels(KernelRegistry::Global());
+    KernelRegistry registry;
+    for (const KernelDef& d : all.all())
+      if (d.op != "ConvNchwcStem") registry.Add(d);
+    EXPECT_EQ(testing::RunPass(*MakeLayoutNchwc(), net.b, &registry), 3);
+    EXPECT_EQ(Ops(net.b.g), (std::vector<std::string>{"Conv", "ToNchwc", "ConvNchwc", "DepthwiseConvNchwc", "ConvNchwc",
+                                                      "FromNchwc"}));
+  }
 }
 
 TEST(LayoutNchwcTest, LeavesOtherNodesAlone) {

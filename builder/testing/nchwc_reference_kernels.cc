@@ -40,16 +40,19 @@ class ReorderReference : public Kernel {
   int64_t n_ = 0, c_ = 0, hw_ = 0;
 };
 
-// ConvNchwc (W [Cout/8, Cin/8, KH, KW, 8, 8]) and DepthwiseConvNchwc
-// (W [C/8, KH, KW, 8]): direct loops, then bias, residual and activation.
+// ConvNchwc (W [Cout/8, Cin/8, KH, KW, 8, 8]), ConvNchwcStem (X NCHW,
+// W [Cout/8, Cin, KH, KW, 8]) and DepthwiseConvNchwc (W [C/8, KH, KW, 8]):
+// direct loops, then bias, residual and activation.
 class ConvReference : public Kernel {
  public:
   Status Prepare(const KernelSetup& setup) override {
     depthwise_ = setup.op == "DepthwiseConvNchwc";
+    stem_ = setup.op == "ConvNchwcStem";
     const Shape& x = setup.inputs[0].shape;
     const Shape& y = setup.outputs[0].shape;
-    if (x.size() != 5 || y.size() != 5) return setup.Invalid("expects blocked X and Y");
-    x_ = {x[0], x[1], x[2], x[3]};
+    if (x.size() != (stem_ ? 4u : 5u) || y.size() != 5)
+      return setup.Invalid("expects blocked (stem: NCHW) X, blocked Y");
+    x_ = {x[0], stem_ ? x[1] : x[1] * kB, x[2], x[3]};
     y_ = {y[1], y[2], y[3]};
     geo_.clear();  // KH, KW, SH, SW, top, left, bottom, right, DH, DW
     for (const char* name : {"kernel_shape", "strides", "pads", "dilations"}) {
@@ -66,7 +69,7 @@ class ConvReference : public Kernel {
     const float* x = args.in<float>(0);
     const float* wt = args.in<float>(1);
     float* y = args.out<float>(0);
-    const int64_t cib = x_[1], h = x_[2], w = x_[3], cob = y_[0], oh_size = y_[1], ow_size = y_[2];
+    const int64_t cin = x_[1], h = x_[2], w = x_[3], cob = y_[0], oh_size = y_[1], ow_size = y_[2];
     const int64_t kh = geo_[0], kw = geo_[1];
     for (int64_t n = 0; n < x_[0]; ++n)
       for (int64_t co = 0; co < cob * kB; ++co)
@@ -77,12 +80,14 @@ class ConvReference : public Kernel {
               for (int64_t j = 0; j < kw; ++j) {
                 const int64_t ih = oh * geo_[2] - geo_[4] + i * geo_[8], iw = ow * geo_[3] - geo_[5] + j * geo_[9];
                 if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
-                const int64_t c0 = depthwise_ ? co : 0, c1 = depthwise_ ? co + 1 : cib * kB;
+                const int64_t c0 = depthwise_ ? co : 0, c1 = depthwise_ ? co + 1 : cin;
                 for (int64_t ci = c0; ci < c1; ++ci) {
-                  const float xv = x[(((n * cib + ci / kB) * h + ih) * w + iw) * kB + ci % kB];
+                  const float xv = stem_ ? x[((n * cin + ci) * h + ih) * w + iw]
+                                         : x[(((n * cin / kB + ci / kB) * h + ih) * w + iw) * kB + ci % kB];
                   const int64_t wi = depthwise_ ? ((co / kB * kh + i) * kw + j) * kB + co % kB
-                                                : ((((co / kB) * cib + ci / kB) * kh + i) * kw + j) * kB * kB +
-                                                      (ci % kB) * kB + co % kB;
+                                     : stem_    ? ((((co / kB) * cin + ci) * kh + i) * kw + j) * kB + co % kB
+                                                : ((((co / kB) * (cin / kB) + ci / kB) * kh + i) * kw + j) * kB * kB +
+                                                   (ci % kB) * kB + co % kB;
                   acc += static_cast<double>(xv) * wt[wi];
                 }
               }
@@ -94,8 +99,8 @@ class ConvReference : public Kernel {
   }
 
  private:
-  bool depthwise_ = false, has_bias_ = false, has_residual_ = false;
-  std::vector<int64_t> x_, y_, geo_;  // X [N, Cin/8, H, W], Y [Cout/8, OH, OW]
+  bool depthwise_ = false, stem_ = false, has_bias_ = false, has_residual_ = false;
+  std::vector<int64_t> x_, y_, geo_;  // X [N, Cin, H, W], Y [Cout/8, OH, OW]
   nn::Activation act_;
 };
 
@@ -113,6 +118,7 @@ KernelRegistry WithNchwcReferenceKernels(const KernelRegistry& base) {
   r.AddCpu("ToNchwc", MakeKernel<ReorderReference>, "reference", "loom");
   r.AddCpu("FromNchwc", MakeKernel<ReorderReference>, "reference", "loom");
   r.AddCpu("ConvNchwc", MakeKernel<ConvReference>, "reference", "loom");
+  r.AddCpu("ConvNchwcStem", MakeKernel<ConvReference>, "reference", "loom");
   r.AddCpu("DepthwiseConvNchwc", MakeKernel<ConvReference>, "reference", "loom");
   for (const KernelDef& d : base.all())
     if (d.domain == "loom" && (d.op == "MaxPoolNchwc" || d.op == "AveragePoolNchwc")) r.Add(d);

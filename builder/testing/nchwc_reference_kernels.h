@@ -1,5 +1,5 @@
 // Naive kernels of the channel-blocked ops (loom.ToNchwc, loom.FromNchwc,
-// loom.ConvNchwc, loom.DepthwiseConvNchwc: layout NCHW8c, weights and
+// loom.ConvNchwc, loom.ConvNchwcStem, loom.DepthwiseConvNchwc: layout NCHW8c, weights and
 // attributes as builder/passes/layout_nchwc.h writes them), so builder tests
 // can run plans of the layout pass end to end against the NCHW plan
 // independently of the optimized kernels. Prepare checks only what the loops

@@ -1,5 +1,5 @@
-// loom.ConvNchwc (conv_nchwc.h): validation, the choice of the path and the
-// split of the work over threads.
+// loom.ConvNchwc and loom.ConvNchwcStem (conv_nchwc.h): validation, the
+// choice of the path and the split of the work over threads.
 //
 // Work is cut into tasks (image, range, pair of output blocks), the pair
 // innermost so that a thread's consecutive tasks reuse one range of the input
@@ -61,6 +61,8 @@ int64_t BalancedRanges(int64_t per_range, int64_t ranges, int64_t units, int thr
 
 class ConvNchwcKernel final : public Kernel {
  public:
+  // stem: loom.ConvNchwcStem (X NCHW, W [Cout/8, Cin, KH, KW, 8]).
+  explicit ConvNchwcKernel(bool stem) : stem_(stem) {}
   Status Prepare(const KernelSetup& setup) override;
   size_t ScratchBytes(int num_threads) const override;
   Status Run(const KernelArgs& args) const override;
@@ -71,6 +73,10 @@ class ConvNchwcKernel final : public Kernel {
   // 1, constant W, a tile chosen).
   void PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg);
 
+  // X and W's shapes against the op's layout; sets g_'s channel counts.
+  Status CheckLayout(const KernelSetup& setup);
+
+  const bool stem_;
   ConvNchwcGeometry g_;
   int64_t batch_ = 0;
   bool pointwise_ = false;
@@ -135,12 +141,7 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   const TensorInfo& w = setup.inputs[1];
   if (x.dtype != DType::kFloat32) return setup.Invalid(std::string("X has dtype ") + DTypeName(x.dtype));
   if (w.dtype != DType::kFloat32) return setup.Invalid(std::string("W has dtype ") + DTypeName(w.dtype));
-  if (x.rank() != 5 || x.shape[4] != kB)
-    return setup.Invalid("X has shape " + ShapeToString(x.shape) + ", expected [N, C/8, H, W, 8]");
-  if (w.rank() != 6 || w.shape[4] != kB || w.shape[5] != kB)
-    return setup.Invalid("W has shape " + ShapeToString(w.shape) + ", expected [Cout/8, Cin/8, KH, KW, 8, 8]");
-  if (w.shape[1] != x.shape[1])
-    return setup.Invalid("W has " + std::to_string(w.shape[1]) + " input blocks, X has " + std::to_string(x.shape[1]));
+  RETURN_IF_ERROR(CheckLayout(setup));
   for (int64_t d : x.shape)
     if (d < 1) return setup.Invalid("X has an empty dim: " + ShapeToString(x.shape));
   for (int64_t d : w.shape)
@@ -149,9 +150,6 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   if (const Attribute* a = setup.attrs.Find("group")) group = a->kind == Attribute::Kind::kInt ? a->i : 0;
   if (group != 1) return setup.Invalid("attribute group must be 1");
   batch_ = x.shape[0];
-  g_ = ConvNchwcGeometry();
-  g_.in_blocks = x.shape[1];
-  g_.out_blocks = w.shape[0];
   WindowGeometry wg;
   const std::vector<int64_t> kernel = {w.shape[2], w.shape[3]};
   RETURN_IF_ERROR(ParseWindowGeometry(setup, {x.shape[2], x.shape[3]}, &kernel, WindowOptions(), &wg));
@@ -189,11 +187,12 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   scalar_act_ = act_.kind == ActivationKind::kSigmoid || act_.kind == ActivationKind::kTanh ||
                 act_.kind == ActivationKind::kSwish;
 
-  PrepareWinograd(setup, wg);
-  pointwise_ = g_.kernel_h == 1 && g_.kernel_w == 1 && g_.stride_h == 1 && g_.stride_w == 1 && !wg.HasPadding();
+  if (!stem_) PrepareWinograd(setup, wg);
+  pointwise_ =
+      !stem_ && g_.kernel_h == 1 && g_.kernel_w == 1 && g_.stride_h == 1 && g_.stride_w == 1 && !wg.HasPadding();
   const ConvNchwcIsa* isa = ConvNchwcIsaFor(ActiveNchwcIsa());
-  fn_ = pointwise_ ? isa->pointwise : isa->general;
-  const int64_t in_channels = g_.in_blocks * kB;
+  fn_ = stem_ ? isa->stem : pointwise_ ? isa->pointwise : isa->general;
+  const int64_t in_channels = g_.in_channels;
   int64_t range_pixels = std::min(kMaxRangePixels, kRangeInputBytes / (in_channels * int64_t{sizeof(float)}));
   range_pixels = std::max<int64_t>(6, range_pixels / 6 * 6);
   units_ = pointwise_ ? g_.out_h * g_.out_w : g_.out_h;
@@ -214,6 +213,33 @@ std::vector<DerivedConstant> ConvNchwcKernel::DerivedConstants() const {
   return {};
 }
 
+Status ConvNchwcKernel::CheckLayout(const KernelSetup& setup) {
+  const TensorInfo& x = setup.inputs[0];
+  const TensorInfo& w = setup.inputs[1];
+  g_ = ConvNchwcGeometry();
+  if (stem_) {
+    if (x.rank() != 4) return setup.Invalid("X has shape " + ShapeToString(x.shape) + ", expected [N, C, H, W]");
+    if (w.rank() != 5 || w.shape[4] != kB)
+      return setup.Invalid("W has shape " + ShapeToString(w.shape) + ", expected [Cout/8, Cin, KH, KW, 8]");
+    if (w.shape[1] != x.shape[1])
+      return setup.Invalid("W has " + std::to_string(w.shape[1]) + " input channels, X has " +
+                           std::to_string(x.shape[1]));
+    g_.in_channels = x.shape[1];
+  } else {
+    if (x.rank() != 5 || x.shape[4] != kB)
+      return setup.Invalid("X has shape " + ShapeToString(x.shape) + ", expected [N, C/8, H, W, 8]");
+    if (w.rank() != 6 || w.shape[4] != kB || w.shape[5] != kB)
+      return setup.Invalid("W has shape " + ShapeToString(w.shape) + ", expected [Cout/8, Cin/8, KH, KW, 8, 8]");
+    if (w.shape[1] != x.shape[1])
+      return setup.Invalid("W has " + std::to_string(w.shape[1]) + " input blocks, X has " +
+                           std::to_string(x.shape[1]));
+    g_.in_blocks = x.shape[1];
+    g_.in_channels = x.shape[1] * kB;
+  }
+  g_.out_blocks = w.shape[0];
+  return Status::Ok();
+}
+
 Status ConvNchwcKernel::Run(const KernelArgs& args) const {
   const float* x = args.in<float>(0);
   const float* w = args.in<float>(1);
@@ -224,9 +250,9 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
     winograd_->Run(x, bias, y, args.scratch, args.pool, residual);
     return Status::Ok();
   }
-  const int64_t in_image = g_.in_blocks * g_.in_h * g_.in_w * kB;
+  const int64_t in_image = g_.in_channels * g_.in_h * g_.in_w;
   const int64_t out_plane = g_.out_h * g_.out_w * kB, out_image = g_.out_blocks * out_plane;
-  const int64_t w_block = g_.in_blocks * g_.kernel_h * g_.kernel_w * kB * kB;
+  const int64_t w_block = g_.in_channels * g_.kernel_h * g_.kernel_w * kB;  // both layouts
   const int64_t unit_floats = pointwise_ ? kB : g_.out_w * kB;
   const int64_t pairs = (g_.out_blocks + 1) / 2;
   const int threads = args.pool ? args.pool->NumThreads() : 1;
@@ -256,7 +282,8 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
 
 }  // namespace
 
-std::unique_ptr<Kernel> MakeConvNchwcKernel() { return std::make_unique<ConvNchwcKernel>(); }
+std::unique_ptr<Kernel> MakeConvNchwcKernel() { return std::make_unique<ConvNchwcKernel>(false); }
+std::unique_ptr<Kernel> MakeConvNchwcStemKernel() { return std::make_unique<ConvNchwcKernel>(true); }
 
 }  // namespace nn
 }  // namespace loom

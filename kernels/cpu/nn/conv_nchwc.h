@@ -17,6 +17,16 @@
 //              pixels (or, outside the input, a zero vector) feed 8 input
 //              channels. Stride-1 tiles whose windows lie inside the
 //              input columns take a path without per-pixel checks.
+//
+// loom.ConvNchwcStem is the same convolution from a plain NCHW input, for
+// the first Conv of a network (Cin = 3, any Cin), straight into NCHW8c:
+//   X [N, Cin, H, W], W [Cout/8, Cin, KH, KW, 8 (co)],
+//   Y [N, Cout/8, OH, OW, 8] = act(conv(X, W) + B + R).
+//   stem       tiles of 6 pixels of one output row x 2 output blocks; per
+//              input channel, kh, kw: 2 weight vector loads, one broadcast
+//              of a scalar input value per pixel (so the column stride costs
+//              nothing) and 12 multiply-adds. Tiles whose windows lie inside
+//              the input columns take a path without per-pixel checks.
 // The driver (conv_nchwc.cc) splits the work into tasks of (image, range of
 // pixels or rows, group of block pairs) for ParallelFor. 3x3 stride-1 convs
 // that ChooseWinogradTile takes run through the Winograd convolution on the
@@ -33,7 +43,7 @@ namespace nn {
 
 // Geometry of one problem (validated by the kernel's Prepare).
 struct ConvNchwcGeometry {
-  int64_t in_blocks = 0, out_blocks = 0;  // Cin / 8, Cout / 8
+  int64_t in_channels = 0, in_blocks = 0, out_blocks = 0;  // Cin, Cin / 8 (0 for the stem), Cout / 8
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
   int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0;
@@ -44,9 +54,10 @@ struct ConvNchwcGeometry {
 
 // One piece of work: output blocks [ob, ob + blocks) (blocks 1 or 2) of one
 // image over output pixels [begin, end) (pointwise: flattened over OH*OW) or
-// output rows [begin, end) (general). Pointers are at image n: x at its
-// first input block, w at block ob's weights, bias at channel ob * 8 (or
-// null), residual and y at block ob (residual null when absent).
+// output rows [begin, end) (general, stem). Pointers are at image n: x at
+// its first input block (the stem: channel), w at block ob's weights, bias
+// at channel ob * 8 (or null), residual and y at block ob (residual null
+// when absent).
 struct ConvNchwcWork {
   const float* x = nullptr;
   const float* w = nullptr;
@@ -65,6 +76,7 @@ struct ConvNchwcIsa {
   const char* name;
   ConvNchwcFn pointwise;
   ConvNchwcFn general;
+  ConvNchwcFn stem;  // loom.ConvNchwcStem
 };
 
 // The table of a path (null when this CPU or build lacks it).

@@ -28,7 +28,8 @@ struct Avx2Vector : gemm_f32::VectorOps<Float8, Avx2Vector> {
   static T MulAdd(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
 };
 
-constexpr ConvNchwcIsa kAvx2 = {"avx2", &conv_nchwc::Pointwise<Avx2Vector>, &conv_nchwc::General<Avx2Vector>};
+constexpr ConvNchwcIsa kAvx2 = {"avx2", &conv_nchwc::Pointwise<Avx2Vector>, &conv_nchwc::General<Avx2Vector>,
+                                &conv_nchwc::Stem<Avx2Vector>};
 
 }  // namespace
 }  // namespace nn

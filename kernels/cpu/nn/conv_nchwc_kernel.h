@@ -1,5 +1,6 @@
-// The tiles of loom.ConvNchwc (conv_nchwc.h), written once over an 8-float
-// vector interface V (nchwc_vector.h) and instantiated by each path's file.
+// The tiles of loom.ConvNchwc and loom.ConvNchwcStem (conv_nchwc.h), written
+// once over an 8-float vector interface V (nchwc_vector.h) and instantiated
+// by each path's file.
 // As with the GEMM micro-kernel (gemm_f32_ukernel.h), a path's file includes
 // this header inside its target region after every other header, and every
 // function here is a template on V (internal linkage), so no copy compiled
@@ -176,15 +177,23 @@ void PointwiseBlocks(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
   });
 }
 
+// f(std::integral_constant<int, NB>(), act) for the work's NB (1 or 2)
+// blocks and the activation as a VectorActivation: the body of a ConvNchwcFn.
+template <class V, typename F>
+void WithBlocks(const Activation& activation, const ConvNchwcWork& wk, F&& f) {
+  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
+  if (wk.blocks == 2) {
+    f(std::integral_constant<int, 2>(), act);
+  } else {
+    f(std::integral_constant<int, 1>(), act);
+  }
+}
+
 // ConvNchwcFn of the pointwise case.
 template <class V>
 void Pointwise(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
-  if (wk.blocks == 2) {
-    PointwiseBlocks<V, 2>(g, act, wk);
-  } else {
-    PointwiseBlocks<V, 1>(g, act, wk);
-  }
+  WithBlocks<V>(activation, wk,
+                [&](auto nb, const VectorActivation<V>& act) { PointwiseBlocks<V, decltype(nb)::value>(g, act, wk); });
 }
 
 // General: NP pixels of output row oh from column ow0. kStride1: column
@@ -246,12 +255,80 @@ void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, con
 // ConvNchwcFn of the general case.
 template <class V>
 void General(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
-  if (wk.blocks == 2) {
-    GeneralRows<V, 2>(g, act, wk);
-  } else {
-    GeneralRows<V, 1>(g, act, wk);
+  WithBlocks<V>(activation, wk,
+                [&](auto nb, const VectorActivation<V>& act) { GeneralRows<V, decltype(nb)::value>(g, act, wk); });
+}
+
+// Stem (loom.ConvNchwcStem): NP pixels of output row oh from column ow0, X
+// in NCHW. Per input channel and tap, one scalar of X per pixel is
+// broadcast against the 8 output channels of each block. kStrideW is the
+// column stride when it is 1 or 2 (constant offsets), else 0 (g.stride_w);
+// kChecked: a column outside the input reads 0 (else every pixel's window
+// lies inside the input columns). Rows outside the input are skipped for the
+// whole tile.
+template <class V, int NP, int NB, int kStrideW, bool kChecked>
+__attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
+                                        const ConvNchwcWork& wk, int64_t oh, int64_t ow0) {
+  using T = typename V::T;
+  T acc[NB][NP];
+  ZeroTile<V, NP, NB>(acc);
+  const int64_t sw = kStrideW ? kStrideW : g.stride_w, kh_n = g.kernel_h, kw_n = g.kernel_w;
+  const int64_t dh = g.dilation_h, dw = g.dilation_w, in_h = g.in_h, in_w = g.in_w;
+  const int64_t ih0 = oh * g.stride_h - g.pad_top, iw0 = ow0 * sw - g.pad_left;
+  int64_t kh0 = 0, kh1 = kh_n;
+  while (kh0 < kh1 && ih0 + kh0 * dh < 0) ++kh0;
+  while (kh1 > kh0 && ih0 + (kh1 - 1) * dh >= in_h) --kh1;
+  const float* w0 = wk.w;
+  const float* w1 = NB == 2 ? wk.w + g.in_channels * kh_n * kw_n * kB : wk.w;
+  for (int64_t ci = 0; ci < g.in_channels; ++ci) {
+    const float* xc = wk.x + ci * in_h * in_w;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* row = xc + (ih0 + kh * dh) * in_w;
+      const int64_t wo = (ci * kh_n + kh) * kw_n * kB;
+      for (int64_t kw = 0; kw < kw_n; ++kw) {
+        const int64_t iw = iw0 + kw * dw;
+        const T a = V::Load(w0 + wo + kw * kB);
+        [[maybe_unused]] const T b = NB == 2 ? V::Load(w1 + wo + kw * kB) : a;
+        Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
+          const int64_t c = iw + j * sw;
+          const T xv = V::Set1(!kChecked || (c >= 0 && c < in_w) ? row[c] : 0.f);
+          acc[0][j] = V::MulAdd(a, xv, acc[0][j]);
+          if constexpr (NB == 2) acc[1][j] = V::MulAdd(b, xv, acc[1][j]);
+        });
+      }
+    }
   }
+  const int64_t out = (oh * g.out_w + ow0) * kB;
+  StoreTile<V, NP, NB>(acc, act, wk.bias, wk.residual ? wk.residual + out : nullptr, wk.y + out,
+                       g.out_h * g.out_w * kB);
+}
+
+template <class V, int NB, int kStrideW>
+void StemRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
+  for (int64_t oh = wk.begin; oh < wk.end; ++oh) {
+    ForEachTile<kTile<NB>>(0, g.out_w, [&](int64_t ow, int width) {
+      const bool inside = ow >= g.interior_begin && ow + width <= g.interior_end;
+      WithWidth<kTile<NB>>(width, [&](auto np) {
+        constexpr int kNp = decltype(np)::value;
+        if (inside) {
+          StemTile<V, kNp, NB, kStrideW, false>(g, act, wk, oh, ow);
+        } else {
+          StemTile<V, kNp, NB, kStrideW, true>(g, act, wk, oh, ow);
+        }
+      });
+    });
+  }
+}
+
+// ConvNchwcFn of loom.ConvNchwcStem.
+template <class V>
+void Stem(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
+  WithBlocks<V>(activation, wk, [&](auto nb, const VectorActivation<V>& act) {
+    constexpr int kNb = decltype(nb)::value;
+    if (g.stride_w == 1) return StemRows<V, kNb, 1>(g, act, wk);
+    if (g.stride_w == 2) return StemRows<V, kNb, 2>(g, act, wk);
+    StemRows<V, kNb, 0>(g, act, wk);
+  });
 }
 
 }  // namespace conv_nchwc

@@ -1,11 +1,12 @@
-// loom.ConvNchwc against the NCHW Conv kernel on the same problem (data
-// blocked in the test): random shapes (1x1, 3x3, 5x5, 7x7 with Cin = 8,
-// strides 1/2, symmetric and asymmetric pads, dilation 2, bias, residual,
-// Relu/Clip/Swish/HardSwish/Sigmoid, N = 1 and 2, outputs from 1x1 to odd
-// sizes, 1 and 2 threads), network layer shapes, the 3x3 stride-1 shapes
-// that run through Winograd (against the direct NCHW Conv; their filters as
-// a derived constant), and bad nodes. Runs on the process's path: CMake runs
-// it once per path (LOOM_CPU_ISA).
+// loom.ConvNchwc and loom.ConvNchwcStem against the NCHW Conv kernel on the
+// same problem (data blocked in the test): random shapes (1x1, 3x3, 5x5, 7x7
+// with Cin = 8, or Cin 1, 3, 4, 5 for the stem; strides 1/2, symmetric and
+// asymmetric pads, dilation 2, bias, residual, Relu/Clip/Swish/HardSwish/
+// Sigmoid, N = 1 and 2, outputs from 1x1 to odd sizes, 1 and 2 threads),
+// network layer shapes, the 3x3 stride-1 shapes that run through Winograd
+// (against the direct NCHW Conv; their filters as a derived constant), and
+// bad nodes. Runs on the process's path: CMake runs it once per path
+// (LOOM_CPU_ISA).
 #include <gtest/gtest.h>
 #include <time.h>
 
@@ -61,7 +62,18 @@ std::vector<float> BlockedWeights(const std::vector<float>& w, int64_t cout, int
   return y;
 }
 
+// OIHW -> loom.ConvNchwcStem's [Cout/8, Cin, KH, KW, 8 (co)].
+std::vector<float> StemWeights(const std::vector<float>& w, int64_t cout, int64_t cin, int64_t taps) {
+  std::vector<float> y(w.size());
+  for (int64_t o = 0; o < cout; ++o)
+    for (int64_t i = 0; i < cin; ++i)
+      for (int64_t t = 0; t < taps; ++t)
+        y[(((o / kB) * cin + i) * taps + t) * kB + o % kB] = w[(o * cin + i) * taps + t];
+  return y;
+}
+
 struct Case {
+  bool stem = false;  // loom.ConvNchwcStem: X stays NCHW, any Cin
   int64_t n = 1, cin = 8, cout = 8, h = 1, w = 1;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int64_t pads[4] = {0, 0, 0, 0};  // top, left, bottom, right
@@ -75,12 +87,12 @@ struct Case {
     return h + pads[0] + pads[2] >= dh * (kh - 1) + 1 && w + pads[1] + pads[3] >= dw * (kw - 1) + 1;
   }
   std::string Describe() const {
-    return "N" + std::to_string(n) + " " + std::to_string(cin) + "->" + std::to_string(cout) + " " + std::to_string(h) +
-           "x" + std::to_string(w) + " k" + std::to_string(kh) + "x" + std::to_string(kw) + " s" + std::to_string(sh) +
-           std::to_string(sw) + " d" + std::to_string(dh) + std::to_string(dw) + " pads " + std::to_string(pads[0]) +
-           "," + std::to_string(pads[1]) + "," + std::to_string(pads[2]) + "," + std::to_string(pads[3]) + " bias " +
-           std::to_string(bias) + " residual " + std::to_string(residual) + " act '" + act + "' threads " +
-           std::to_string(threads);
+    return std::string(stem ? "stem " : "") + "N" + std::to_string(n) + " " + std::to_string(cin) + "->" +
+           std::to_string(cout) + " " + std::to_string(h) + "x" + std::to_string(w) + " k" + std::to_string(kh) + "x" +
+           std::to_string(kw) + " s" + std::to_string(sh) + std::to_string(sw) + " d" + std::to_string(dh) +
+           std::to_string(dw) + " pads " + std::to_string(pads[0]) + "," + std::to_string(pads[1]) + "," +
+           std::to_string(pads[2]) + "," + std::to_string(pads[3]) + " bias " + std::to_string(bias) + " residual " +
+           std::to_string(residual) + " act '" + act + "' threads " + std::to_string(threads);
   }
 };
 
@@ -99,6 +111,20 @@ Attributes Attrs(const Case& c) {
   return a;
 }
 
+// The op's X and W from NCHW x and OIHW w: blocked, or for the stem x as it
+// is and W [Cout/8, Cin, KH, KW, 8].
+std::vector<TestTensor> KernelInputs(const Case& c, const std::vector<float>& x, const std::vector<float>& w) {
+  const int64_t taps = c.kh * c.kw;
+  if (c.stem)
+    return {TestTensor::Of<float>({c.n, c.cin, c.h, c.w}, x),
+            TestTensor::Const<float>({c.cout / kB, c.cin, c.kh, c.kw, kB}, StemWeights(w, c.cout, c.cin, taps))};
+  return {
+      TestTensor::Of<float>({c.n, c.cin / kB, c.h, c.w, kB}, Blocked(x, c.n, c.cin, c.h * c.w)),
+      TestTensor::Const<float>({c.cout / kB, c.cin / kB, c.kh, c.kw, kB, kB}, BlockedWeights(w, c.cout, c.cin, taps))};
+}
+
+const char* OpOf(const Case& c) { return c.stem ? "ConvNchwcStem" : "ConvNchwc"; }
+
 RunOptions Options(int threads, const char* domain) {
   RunOptions o;
   o.threads = threads;
@@ -115,9 +141,7 @@ void Check(const Case& c, std::mt19937* rng, bool direct_reference = false) {
   const Shape y_shape = {c.n, c.cout, oh, ow};
   std::vector<TestTensor> in = {TestTensor::Of<float>({c.n, c.cin, c.h, c.w}, x),
                                 TestTensor::Const<float>({c.cout, c.cin, c.kh, c.kw}, w)};
-  std::vector<TestTensor> in_b = {
-      TestTensor::Of<float>({c.n, c.cin / kB, c.h, c.w, kB}, Blocked(x, c.n, c.cin, c.h * c.w)),
-      TestTensor::Const<float>({c.cout / kB, c.cin / kB, c.kh, c.kw, kB, kB}, BlockedWeights(w, c.cout, c.cin, taps))};
+  std::vector<TestTensor> in_b = KernelInputs(c, x, w);
   if (c.bias || c.residual) {
     in.push_back(c.bias ? TestTensor::Of<float>({c.cout}, b) : TestTensor::Absent());
     in_b.push_back(in.back());
@@ -132,43 +156,59 @@ void Check(const Case& c, std::mt19937* rng, bool direct_reference = false) {
   if (direct_reference) unsetenv("LOOM_CONV_WINOGRAD");
   ASSERT_TRUE(st.ok()) << st.ToString();
   std::vector<TestTensor> got = {TestTensor::Empty(DType::kFloat32, {c.n, c.cout / kB, oh, ow, kB})};
-  st = RunKernel("ConvNchwc", Attrs(c), in_b, &got, Options(c.threads, "loom"));
+  st = RunKernel(OpOf(c), Attrs(c), in_b, &got, Options(c.threads, "loom"));
   ASSERT_TRUE(st.ok()) << st.ToString();
   const std::vector<float> ref = Blocked(want[0].As<float>(), c.n, c.cout, oh * ow), y = got[0].As<float>();
   ASSERT_EQ(y.size(), ref.size());
   for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(y[i], ref[i], 2e-4 * (1 + std::fabs(ref[i]))) << "at " << i;
 }
 
-TEST(ConvNchwc, MatchesConvOnRandomShapes) {
-  std::mt19937 rng(7);
+// A random case, valid or not: ConvNchwc's (Cin a multiple of 8) or the
+// stem's (Cin 1, 3, 4 or 5, Cout up to 64, wider rows so that tiles inside
+// the input columns occur with 7x7 windows too, column stride 3 now and then).
+Case RandomCase(bool stem, std::mt19937& rng) {
   const char* acts[] = {"", "Relu", "Clip", "Swish", "HardSwish", "Sigmoid"};
+  Case c;
+  c.stem = stem;
+  const int64_t k =
+      stem ? std::vector<int64_t>{1, 3, 3, 5, 7, 7}[rng() % 6] : std::vector<int64_t>{1, 1, 3, 3, 5, 7}[rng() % 6];
+  c.kh = c.kw = k;
+  if (rng() % 8 == 0) c.kw = k == 1 ? 3 : 1;  // a non-square window now and then
+  c.cin = stem ? std::vector<int64_t>{1, 3, 4, 5}[rng() % 4] : k == 7 ? 8 : kB * (1 + rng() % 6);
+  c.cout = stem ? std::vector<int64_t>{8, 16, 24, 32, 64}[rng() % 5] : kB * (1 + rng() % 7);
+  c.n = 1 + rng() % 2;
+  c.h = 1 + rng() % 15;
+  c.w = 1 + rng() % (stem ? 40 : 19);
+  c.sh = 1 + rng() % 2;
+  c.sw = rng() % 4 == 0 ? 3 - c.sh : c.sh;
+  if (stem && rng() % 8 == 0) c.sw = 3;
+  if (rng() % 5 == 0) c.dh = c.dw = 2;
+  for (int64_t& p : c.pads) p = rng() % 3 == 0 ? 0 : rng() % (k / 2 + 1);
+  if (rng() % 3 == 0) c.pads[2] = c.pads[0], c.pads[3] = c.pads[1];  // symmetric
+  c.bias = rng() % 2 == 0;
+  c.residual = rng() % 3 == 0;
+  c.act = acts[rng() % 6];
+  c.threads = 1 + rng() % 2;
+  return c;
+}
+
+// 300 random cases, more than 200 of them valid.
+void CheckRandomShapes(bool stem, unsigned seed) {
+  std::mt19937 rng(seed);
   int checked = 0;
   for (int iter = 0; iter < 300; ++iter) {
-    Case c;
-    const int64_t k = std::vector<int64_t>{1, 1, 3, 3, 5, 7}[rng() % 6];
-    c.kh = c.kw = k;
-    if (rng() % 8 == 0) c.kw = k == 1 ? 3 : 1;  // a non-square window now and then
-    c.cin = k == 7 ? 8 : kB * (1 + rng() % 6);
-    c.cout = kB * (1 + rng() % 7);
-    c.n = 1 + rng() % 2;
-    c.h = 1 + rng() % 15;
-    c.w = 1 + rng() % 19;
-    c.sh = 1 + rng() % 2;
-    c.sw = rng() % 4 == 0 ? 3 - c.sh : c.sh;
-    if (rng() % 5 == 0) c.dh = c.dw = 2;
-    for (int64_t& p : c.pads) p = rng() % 3 == 0 ? 0 : rng() % (k / 2 + 1);
-    if (rng() % 3 == 0) c.pads[2] = c.pads[0], c.pads[3] = c.pads[1];  // symmetric
-    c.bias = rng() % 2 == 0;
-    c.residual = rng() % 3 == 0;
-    c.act = acts[rng() % 6];
-    c.threads = 1 + rng() % 2;
+    const Case c = RandomCase(stem, rng);
     if (!c.Valid()) continue;
     Check(c, &rng);
-    if (HasFatalFailure()) return;
+    if (::testing::Test::HasFatalFailure()) return;
     ++checked;
   }
   EXPECT_GT(checked, 200);
 }
+
+TEST(ConvNchwc, MatchesConvOnRandomShapes) { CheckRandomShapes(false, 7); }
+
+TEST(ConvNchwcStem, MatchesConvOnRandomShapes) { CheckRandomShapes(true, 13); }
 
 TEST(ConvNchwc, MatchesConvOnPointwiseShapes) {
   std::mt19937 rng(11);
@@ -306,6 +346,29 @@ TEST(ConvNchwc, WinogradFiltersAreADerivedConstant) {
   EXPECT_EQ(run({{derived[0].key + " other", copy, derived[0].bytes}}), reference);
 }
 
+// The stems of the zoo's networks (smaller images): MobileNetV2 and
+// EfficientNet-B0 (3 -> 32, 3x3 / 2, pads 1 or the asymmetric 0, 0, 1, 1
+// of TensorFlow's SAME), SqueezeNet 1.1 (3 -> 64, 3x3 / 2, no pads), ResNet
+// (3 -> 64, 7x7 / 2, pads 3), with the activations they fuse.
+TEST(ConvNchwcStem, MatchesConvOnNetworkShapes) {
+  std::mt19937 rng(17);
+  for (const Layer& l : {Layer{3, 32, 33, 3, 2, 1}, Layer{3, 64, 31, 3, 2, 0}, Layer{3, 64, 38, 7, 2, 3},
+                         Layer{3, 32, 16, 3, 2, 1, 2}, Layer{1, 16, 28, 5, 1, 2}}) {
+    for (const char* act : {"Clip", "Swish", "Relu"})
+      for (int threads : {1, 2}) {
+        Case c = LayerCase(l, act, threads);
+        c.stem = true;
+        Check(c, &rng);
+        if (HasFatalFailure()) return;
+        if (l.k == 3 && l.pad == 1) {  // SAME padding of TensorFlow's exporters
+          c.pads[0] = c.pads[1] = 0;
+          Check(c, &rng);
+          if (HasFatalFailure()) return;
+        }
+      }
+  }
+}
+
 TEST(ConvNchwc, ActivePathFollowsTheGemm) {
   const NchwcIsa active = ActiveNchwcIsa();
   const std::vector<NchwcIsa> supported = SupportedNchwcIsas();
@@ -320,52 +383,89 @@ TEST(ConvNchwc, ActivePathFollowsTheGemm) {
   }
 }
 
+// The loom op `op` on one thread, with an output of `out`'s shape.
+Status RunOneThread(const char* op, const Attributes& a, const std::vector<TestTensor>& in, const Shape& out) {
+  std::vector<TestTensor> outs = {TestTensor::Empty(DType::kFloat32, out)};
+  return RunKernel(op, a, in, &outs, Options(1, "loom"));
+}
+
+Attributes Window3x3Pad1() {
+  Attributes a;
+  a.SetInts("kernel_shape", {3, 3});
+  a.SetInts("pads", {1, 1, 1, 1});
+  return a;
+}
+
+void ExpectInvalid(const Status& st, const char* what) {
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what << ": " << st.ToString();
+}
+
 TEST(ConvNchwc, RejectsBadNodes) {
   const TestTensor x = TestTensor::Of<float>({1, 2, 5, 5, kB}, std::vector<float>(2 * 25 * kB, 1.f));
   const TestTensor w = TestTensor::Const<float>({3, 2, 3, 3, kB, kB}, std::vector<float>(3 * 2 * 9 * 64, 1.f));
   const Shape y = {1, 3, 5, 5, kB};
-  Attributes pad1;
-  pad1.SetInts("kernel_shape", {3, 3});
-  pad1.SetInts("pads", {1, 1, 1, 1});
+  const Attributes pad1 = Window3x3Pad1();
   auto run = [&](const Attributes& a, const std::vector<TestTensor>& in, const Shape& out) {
-    std::vector<TestTensor> outs = {TestTensor::Empty(DType::kFloat32, out)};
-    return RunKernel("ConvNchwc", a, in, &outs, Options(1, "loom"));
+    return RunOneThread("ConvNchwc", a, in, out);
   };
   ASSERT_TRUE(run(pad1, {x, w}, y).ok());
-  auto expect_invalid = [&](const Status& st, const char* what) {
-    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << what << ": " << st.ToString();
-  };
-  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 16, 5, 5}, std::vector<float>(400)), w}, y), "NCHW X");
-  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 2, 5, 5, 4}, std::vector<float>(200)), w}, y), "block of 4");
-  expect_invalid(run(pad1, {TestTensor::Of<float>({1, 1, 5, 5, kB}, std::vector<float>(200)), w}, y), "Cin blocks");
-  expect_invalid(run(pad1, {TestTensor::Of<double>({1, 2, 5, 5, kB}, std::vector<double>(400)), w}, y), "dtype");
-  expect_invalid(run(pad1, {x, TestTensor::Const<float>({3, 2, 3, 3, kB}, std::vector<float>(3 * 2 * 9 * 8))}, y),
-                 "W rank");
-  expect_invalid(run(pad1, {x, w, TestTensor::Of<float>({3}, std::vector<float>(3))}, y), "B size");
-  expect_invalid(run(pad1, {x, w}, {1, 3, 3, 3, kB}), "output shape");
-  expect_invalid(run(pad1, {x, w, TestTensor::Absent(), TestTensor::Of<float>(y, std::vector<float>(600))}, y),
-                 "residual without loom.residual");
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 16, 5, 5}, std::vector<float>(400)), w}, y), "NCHW X");
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 2, 5, 5, 4}, std::vector<float>(200)), w}, y), "block of 4");
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 1, 5, 5, kB}, std::vector<float>(200)), w}, y), "Cin blocks");
+  ExpectInvalid(run(pad1, {TestTensor::Of<double>({1, 2, 5, 5, kB}, std::vector<double>(400)), w}, y), "dtype");
+  ExpectInvalid(run(pad1, {x, TestTensor::Const<float>({3, 2, 3, 3, kB}, std::vector<float>(3 * 2 * 9 * 8))}, y),
+                "W rank");
+  ExpectInvalid(run(pad1, {x, w, TestTensor::Of<float>({3}, std::vector<float>(3))}, y), "B size");
+  ExpectInvalid(run(pad1, {x, w}, {1, 3, 3, 3, kB}), "output shape");
+  ExpectInvalid(run(pad1, {x, w, TestTensor::Absent(), TestTensor::Of<float>(y, std::vector<float>(600))}, y),
+                "residual without loom.residual");
   Attributes a = pad1;
   a.SetInt("loom.residual", 1);
-  expect_invalid(run(a, {x, w, TestTensor::Absent(), TestTensor::Of<float>({1, 3, 5, 5}, std::vector<float>(75))}, y),
-                 "residual shape");
+  ExpectInvalid(run(a, {x, w, TestTensor::Absent(), TestTensor::Of<float>({1, 3, 5, 5}, std::vector<float>(75))}, y),
+                "residual shape");
   a = pad1;
   a.SetInts("kernel_shape", {1, 1});
-  expect_invalid(run(a, {x, w}, y), "kernel_shape");
+  ExpectInvalid(run(a, {x, w}, y), "kernel_shape");
   a = pad1;
   a.SetInts("strides", {0, 1});
-  expect_invalid(run(a, {x, w}, y), "stride 0");
+  ExpectInvalid(run(a, {x, w}, y), "stride 0");
   a = pad1;
   a.SetInts("pads", {1, 1});
-  expect_invalid(run(a, {x, w}, y), "pads length");
+  ExpectInvalid(run(a, {x, w}, y), "pads length");
   a = pad1;
   a.SetInt("group", 2);
-  expect_invalid(run(a, {x, w}, y), "group");
-  expect_invalid(run({}, {TestTensor::Of<float>({1, 2, 2, 2, kB}, std::vector<float>(64)), w}, {1, 3, 0, 0, kB}),
-                 "window larger than the input");
+  ExpectInvalid(run(a, {x, w}, y), "group");
+  ExpectInvalid(run({}, {TestTensor::Of<float>({1, 2, 2, 2, kB}, std::vector<float>(64)), w}, {1, 3, 0, 0, kB}),
+                "window larger than the input");
   a = pad1;
   a.SetString("loom.activation", "Gelu");
   EXPECT_EQ(run(a, {x, w}, y).code(), StatusCode::kUnsupported);
+}
+
+TEST(ConvNchwcStem, RejectsBadNodes) {
+  const TestTensor x = TestTensor::Of<float>({1, 3, 5, 5}, std::vector<float>(75, 1.f));
+  const TestTensor w = TestTensor::Const<float>({2, 3, 3, 3, kB}, std::vector<float>(2 * 27 * kB, 1.f));
+  const Shape y = {1, 2, 5, 5, kB};
+  const Attributes pad1 = Window3x3Pad1();
+  auto run = [&](const Attributes& a, const std::vector<TestTensor>& in, const Shape& out) {
+    return RunOneThread("ConvNchwcStem", a, in, out);
+  };
+  ASSERT_TRUE(run(pad1, {x, w}, y).ok());
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 1, 5, 5, kB}, std::vector<float>(200)), w}, y), "blocked X");
+  ExpectInvalid(run(pad1, {TestTensor::Of<float>({1, 4, 5, 5}, std::vector<float>(100)), w}, y), "Cin");
+  ExpectInvalid(run(pad1, {x, TestTensor::Const<float>({2, 3, 3, 3, 4}, std::vector<float>(2 * 27 * 4))}, y),
+                "W block of 4");
+  ExpectInvalid(run(pad1, {x, TestTensor::Const<float>({2, 1, 3, 3, kB, kB}, std::vector<float>(2 * 9 * 64))}, y),
+                "blocked W");
+  ExpectInvalid(run(pad1, {x, w, TestTensor::Of<float>({8}, std::vector<float>(8))}, y), "B size");
+  ExpectInvalid(run(pad1, {x, w}, {1, 16, 5, 5}), "NCHW output");
+  Attributes a = pad1;
+  a.SetInt("group", 3);
+  ExpectInvalid(run(a, {x, w}, y), "group");
+  a = pad1;
+  a.SetInt("loom.residual", 1);
+  ExpectInvalid(run(a, {x, w, TestTensor::Absent(), TestTensor::Of<float>({1, 16, 5, 5}, std::vector<float>(400))}, y),
+                "NCHW residual");
 }
 
 double ThreadCpuMs() {
@@ -407,39 +507,43 @@ double MedianMs(const char* id, const KernelSetup& setup, const std::vector<Test
   return ms[ms.size() / 2];
 }
 
-// ConvNchwc against Conv on the same 1x1 and 3x3 layers (reported, not
-// asserted: the machine is shared).
+// ConvNchwc against Conv on the same 1x1 and 3x3 layers, and ConvNchwcStem
+// against Conv on the zoo's stems (reported, not asserted: the machine is
+// shared).
 TEST(ConvNchwc, LayerTimings) {
   // A measurement, not a check: opt in with LOOM_KERNEL_TIMINGS=1.
   if (!std::getenv("LOOM_KERNEL_TIMINGS")) GTEST_SKIP() << "set LOOM_KERNEL_TIMINGS=1 to print timings";
   std::mt19937 rng(3);
+  std::vector<Case> cases;
   for (const Layer& l : {Layer{16, 96, 112, 1, 1, 0}, Layer{32, 16, 112, 1, 1, 0}, Layer{576, 96, 14, 1, 1, 0},
                          Layer{144, 24, 56, 1, 1, 0}, Layer{960, 320, 7, 1, 1, 0}, Layer{32, 32, 55, 3, 1, 1},
-                         Layer{64, 64, 27, 3, 2, 1}, Layer{16, 64, 13, 3, 1, 1}}) {
-    const Case c = LayerCase(l, "Relu", 1);
+                         Layer{64, 64, 27, 3, 2, 1}, Layer{16, 64, 13, 3, 1, 1}})
+    cases.push_back(LayerCase(l, "Relu", 1));
+  for (const Layer& l : {Layer{3, 32, 224, 3, 2, 1}, Layer{3, 64, 224, 3, 2, 0}, Layer{3, 64, 224, 7, 2, 3}}) {
+    cases.push_back(LayerCase(l, "Relu", 1));
+    cases.back().stem = true;
+  }
+  for (const Case& c : cases) {
     const int64_t oh = c.OutH(), ow = c.OutW(), taps = c.kh * c.kw;
     const std::vector<float> x = Random(c.cin * c.h * c.w, &rng), w = Random(c.cout * c.cin * taps, &rng),
                              b = Random(c.cout, &rng);
     const std::vector<TestTensor> in = {TestTensor::Of<float>({1, c.cin, c.h, c.w}, x),
                                         TestTensor::Const<float>({c.cout, c.cin, c.kh, c.kw}, w),
                                         TestTensor::Of<float>({c.cout}, b)};
-    const std::vector<TestTensor> in_b = {
-        TestTensor::Of<float>({1, c.cin / kB, c.h, c.w, kB}, Blocked(x, 1, c.cin, c.h * c.w)),
-        TestTensor::Const<float>({c.cout / kB, c.cin / kB, c.kh, c.kw, kB, kB}, BlockedWeights(w, c.cout, c.cin, taps)),
-        in[2]};
+    std::vector<TestTensor> in_b = KernelInputs(c, x, w);
+    in_b.push_back(in[2]);
     const std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, {1, c.cout, oh, ow})};
     const std::vector<TestTensor> out_b = {TestTensor::Empty(DType::kFloat32, {1, c.cout / kB, oh, ow, kB})};
     const double flops = 2.0 * c.cout * oh * ow * c.cin * taps;
+    const std::string id = std::string("cpu.") + OpOf(c) + ".loom";
     for (int threads : {1, 2}) {
       const double nchw = MedianMs("cpu.Conv", testing::MakeKernelSetup("Conv", Attrs(c), in, out), in, threads, 51);
-      const double blocked =
-          MedianMs("cpu.ConvNchwc.loom",
-                   testing::MakeKernelSetup("ConvNchwc", Attrs(c), in_b, out_b, Options(1, "loom")), in_b, threads, 51);
-      std::printf(
-          "%s %4lld->%-4lld %3lldx%-3lld k%lld s%lld threads %d: Conv %7.3f ms, ConvNchwc %7.3f ms (%5.1f GFLOP/s)\n",
-          NchwcIsaName(ActiveNchwcIsa()), static_cast<long long>(c.cin), static_cast<long long>(c.cout),
-          static_cast<long long>(c.h), static_cast<long long>(c.w), static_cast<long long>(c.kh),
-          static_cast<long long>(c.sh), threads, nchw, blocked, flops / blocked / 1e6);
+      const double blocked = MedianMs(
+          id.c_str(), testing::MakeKernelSetup(OpOf(c), Attrs(c), in_b, out_b, Options(1, "loom")), in_b, threads, 51);
+      std::printf("%s %4lld->%-4lld %3lldx%-3lld k%lld s%lld threads %d: Conv %7.3f ms, %s %7.3f ms (%5.1f GFLOP/s)\n",
+                  NchwcIsaName(ActiveNchwcIsa()), static_cast<long long>(c.cin), static_cast<long long>(c.cout),
+                  static_cast<long long>(c.h), static_cast<long long>(c.w), static_cast<long long>(c.kh),
+                  static_cast<long long>(c.sh), threads, nchw, OpOf(c), blocked, flops / blocked / 1e6);
     }
   }
 }

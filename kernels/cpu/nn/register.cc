@@ -13,6 +13,7 @@ namespace nn {
 std::unique_ptr<Kernel> MakeMaxPoolNchwcKernel();      // pool_nchwc.cc
 std::unique_ptr<Kernel> MakeAveragePoolNchwcKernel();  // pool_nchwc.cc
 std::unique_ptr<Kernel> MakeConvNchwcKernel();  // conv_nchwc.cc
+std::unique_ptr<Kernel> MakeConvNchwcStemKernel();       // conv_nchwc.cc
 std::unique_ptr<Kernel> MakeDepthwiseConvNchwcKernel();  // conv_nchwc_depthwise.cc
 
 }  // namespace nn
@@ -27,6 +28,8 @@ void RegisterCpuNnKernels(KernelRegistry* r) {
   r->AddCpu("AveragePoolNchwc", nn::MakeAveragePoolNchwcKernel, "loom", "loom");
   // Conv on channel-blocked NCHW8c tensors (builder/passes/layout_nchwc).
   r->AddCpu("ConvNchwc", nn::MakeConvNchwcKernel, "loom", "loom");
+  // The same from an NCHW input (Cin % 8 != 0: a network's first Conv) into NCHW8c.
+  r->AddCpu("ConvNchwcStem", nn::MakeConvNchwcStemKernel, "loom", "loom");
   // Depthwise Conv on the channel-blocked layout (conv_nchwc_depthwise.h),
   // in Loom's domain.
   r->AddCpu("DepthwiseConvNchwc", nn::MakeDepthwiseConvNchwcKernel, "loom", "loom");
