@@ -442,9 +442,10 @@ TEST(LayoutNchwcTest, StemConvReadsNchw) {
   EXPECT_EQ(g.node(4).outputs, std::vector<int>{net.y});
 }
 
-// The stem alone with a Relu (one Conv) or with a Winograd 3x3 Conv after
-// it (which stays NCHW) is no region; without the stem kernel, the first
-// Conv stays NCHW and a ToNchwc converts its output.
+// The stem alone with a Relu (one Conv) is no region; with a 3x3 Conv after
+// it (blocked Winograd) the two are one, the stem reading the NCHW input;
+// without the stem kernel, the first Conv stays NCHW and a ToNchwc converts
+// its output.
 TEST(LayoutNchwcTest, StemJoinsOnlyARegion) {
   {
     IrBuilder b;
@@ -465,7 +466,8 @@ TEST(LayoutNchwcTest, StemJoinsOnlyARegion) {
     AddConv(b, {x, w}, a, "stem", {1, 1, 1, 1});
     AddConv(b, {a, w3}, y, "c3", {1, 1, 1, 1});
     b.Output(y);
-    EXPECT_EQ(RunPass(b), 0);
+    EXPECT_EQ(RunPass(b), 2);
+    EXPECT_EQ(Ops(b.g), (std::vector<std::string>{"ConvNchwcStem", "ConvNchwc", "FromNchwc"}));
   }
   {
     MobilenetBlock net(8, 16, 5, true);
