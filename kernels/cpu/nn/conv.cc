@@ -253,18 +253,8 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
   }
   // Winograd hook: replaces the im2col path when it applies and is chosen.
   winograd_.reset();
-  if (path_ == Path::kIm2col && w.const_data && g_.rank == 2 && group_ == 1 && g_.kernel[1] == 3 &&
-      g_.kernel[2] == 3 && g_.stride[1] == 1 && g_.stride[2] == 1 && g_.dilation[1] == 1 && g_.dilation[2] == 1) {
-    WinogradConvShape ws;
-    ws.batch = batch_;
-    ws.in_channels = in_channels_;
-    ws.out_channels = out_channels_;
-    ws.in_h = g_.in[1];
-    ws.in_w = g_.in[2];
-    ws.pad_top = g_.pad_begin[1];
-    ws.pad_left = g_.pad_begin[2];
-    ws.pad_bottom = g_.pad_end[1];
-    ws.pad_right = g_.pad_end[2];
+  if (path_ == Path::kIm2col && w.const_data && group_ == 1 && IsWinogradWindow(g_)) {
+    const WinogradConvShape ws = WinogradShapeOf(batch_, in_channels_, out_channels_, g_);
     if (const int tile = ChooseWinogradTile(ws)) {
       winograd_ = std::make_unique<WinogradConvF32>();
       derived_key_ = WinogradConvF32::FilterKey(ws, tile);

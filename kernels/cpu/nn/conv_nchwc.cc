@@ -107,20 +107,8 @@ std::vector<float> UnblockWeights(const float* w, int64_t out_blocks, int64_t in
 void ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg) {
   winograd_.reset();
   const TensorInfo& w = setup.inputs[1];
-  if (!w.const_data || g_.kernel_h != 3 || g_.kernel_w != 3 || g_.stride_h != 1 || g_.stride_w != 1 ||
-      g_.dilation_h != 1 || g_.dilation_w != 1)
-    return;
-  WinogradConvShape ws;
-  ws.batch = batch_;
-  ws.in_channels = g_.in_blocks * kB;
-  ws.out_channels = g_.out_blocks * kB;
-  ws.in_h = g_.in_h;
-  ws.in_w = g_.in_w;
-  ws.pad_top = wg.pad_begin[1];
-  ws.pad_left = wg.pad_begin[2];
-  ws.pad_bottom = wg.pad_end[1];
-  ws.pad_right = wg.pad_end[2];
-  ws.channel_block = kB;
+  if (!w.const_data || !IsWinogradWindow(wg)) return;
+  const WinogradConvShape ws = WinogradShapeOf(batch_, g_.in_blocks * kB, g_.out_blocks * kB, wg, kB);
   const int tile = ChooseWinogradTile(ws);
   if (!tile) return;
   winograd_ = std::make_unique<WinogradConvF32>();

@@ -195,6 +195,27 @@ void WinogradConvF32::AddResidual(int64_t t0, int64_t tn, const float* r, float*
   }
 }
 
+bool IsWinogradWindow(const WindowGeometry& g) {
+  return g.rank == 2 && g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 &&
+         g.dilation[1] == 1 && g.dilation[2] == 1;
+}
+
+WinogradConvShape WinogradShapeOf(int64_t batch, int64_t in_channels, int64_t out_channels, const WindowGeometry& g,
+                                  int64_t channel_block) {
+  WinogradConvShape s;
+  s.batch = batch;
+  s.in_channels = in_channels;
+  s.out_channels = out_channels;
+  s.in_h = g.in[1];
+  s.in_w = g.in[2];
+  s.pad_top = g.pad_begin[1];
+  s.pad_left = g.pad_begin[2];
+  s.pad_bottom = g.pad_end[1];
+  s.pad_right = g.pad_end[2];
+  s.channel_block = channel_block;
+  return s;
+}
+
 int ChooseWinogradTile(const WinogradConvShape& shape) {
   if (const char* env = std::getenv("LOOM_CONV_WINOGRAD")) {
     const std::string e = env;

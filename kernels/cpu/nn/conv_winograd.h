@@ -28,6 +28,7 @@
 
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/nn/activation_epilogue.h"
+#include "kernels/cpu/nn/conv_geometry.h"
 #include "kernels/cpu/nn/gemm_f32.h"
 #include "kernels/cpu/nn/gemm_f32_isa.h"
 
@@ -44,6 +45,12 @@ struct WinogradConvShape {
   int64_t OutH() const { return in_h + pad_top + pad_bottom - 2; }
   int64_t OutW() const { return in_w + pad_left + pad_right - 2; }
 };
+
+// Whether a window is one Winograd computes: 2-D, 3x3, stride 1, dilation 1.
+bool IsWinogradWindow(const WindowGeometry& g);
+// The Winograd shape of a Conv with window g (IsWinogradWindow).
+WinogradConvShape WinogradShapeOf(int64_t batch, int64_t in_channels, int64_t out_channels, const WindowGeometry& g,
+                                  int64_t channel_block = 1);
 
 class WinogradConvF32 {
  public:
