@@ -11,12 +11,13 @@
 namespace loom {
 namespace {
 
-constexpr std::align_val_t kAlign{64};
+constexpr std::align_val_t kAlign{kAlignedBlockAlignment};
 
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 // A private anonymous mapping of `bytes` (rounded up to 4 KiB) starting on a
 // 2 MiB boundary, advised as huge pages; null if mapping fails.
 std::shared_ptr<void> MapHugeBlock(size_t bytes) {
+  if (bytes > SIZE_MAX / 2) return nullptr;  // the rounding below would overflow
   const size_t length = (bytes + 4095) / 4096 * 4096;
   const size_t reserve = length + kHugePageBytes;
   void* base = mmap(nullptr, reserve, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

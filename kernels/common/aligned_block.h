@@ -16,6 +16,7 @@
 namespace loom {
 
 constexpr size_t kHugePageBytes = size_t{2} << 20;
+constexpr size_t kAlignedBlockAlignment = 64;
 
 // `bytes` uninitialized bytes, 64-byte aligned (2 MiB-aligned when mapped as
 // above); freed when the last owner goes. Throws std::bad_alloc on failure,
