@@ -1,6 +1,7 @@
-// The Conv kernel's derived constants (kernels/common/kernel.h): the packed
-// weights of the GEMM path and the transformed filters of the Winograd path
-// come out of one kernel and, offered to another, are used in place: the same
+// The Conv and Gemm kernels' derived constants (kernels/common/kernel.h): the
+// packed weights of Conv's GEMM path, the transformed filters of its Winograd
+// path and Gemm's packed constant B come out of one kernel and, offered to
+// another, are used in place: the same
 // result as deriving them itself, a different one when the offered bytes are
 // poisoned (proof that they were used), and ignored under another key or size.
 #include <gtest/gtest.h>
@@ -35,6 +36,13 @@ struct HeldConstants {
   }
 };
 
+std::vector<float> RandomFloats(std::mt19937* gen, int64_t n) {
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(*gen);
+  return v;
+}
+
 struct ConvCase {
   const char* name;
   int64_t cin, cout, h, w, k;
@@ -47,12 +55,7 @@ TEST_P(ConvDerivedTest, OfferedConstantsAreUsedInPlace) {
   const ConvCase c = GetParam();
   setenv("LOOM_CONV_WINOGRAD", c.winograd, 1);
   std::mt19937 gen(5);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  auto random = [&](int64_t n) {
-    std::vector<float> v(static_cast<size_t>(n));
-    for (float& x : v) x = dist(gen);
-    return v;
-  };
+  auto random = [&](int64_t n) { return RandomFloats(&gen, n); };
   const int64_t pad = c.k / 2;
   Attributes attrs;
   attrs.SetInts("kernel_shape", {c.k, c.k});
@@ -106,6 +109,45 @@ INSTANTIATE_TEST_SUITE_P(ConvDerived, ConvDerivedTest,
                                            ConvCase{"winograd_f2", 16, 24, 10, 10, 3, "f2"},
                                            ConvCase{"winograd_f4", 16, 24, 12, 12, 3, "f4"}),
                          [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
+
+// A constant B (either orientation) packed by one Gemm kernel is used in place
+// by another.
+TEST(GemmDerivedTest, OfferedPackedBIsUsedInPlace) {
+  std::mt19937 gen(7);
+  auto random = [&](int64_t n) { return RandomFloats(&gen, n); };
+  const int64_t m = 5, k = 37, n = 29;
+  for (int64_t trans_b : {0, 1}) {
+    Attributes attrs;
+    attrs.SetInt("transB", trans_b);
+    const Shape b_shape = trans_b ? Shape{n, k} : Shape{k, n};
+    const std::vector<TestTensor> inputs = {TestTensor::Of<float>({m, k}, random(m * k)),
+                                            TestTensor::Const<float>(b_shape, random(k * n)),
+                                            TestTensor::Const<float>({n}, random(n))};
+    auto run = [&](const std::vector<DerivedConstant>& offered) {
+      std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, {m, n})};
+      RunOptions options;
+      options.derived = offered;
+      const Status s = RunKernel("Gemm", attrs, inputs, &out, options);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      return out[0].As<float>();
+    };
+    const KernelSetup setup =
+        testing::MakeKernelSetup("Gemm", attrs, inputs, {TestTensor::Empty(DType::kFloat32, {m, n})});
+    std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindById("cpu.Gemm")->create();
+    ASSERT_TRUE(kernel->Prepare(setup).ok());
+    const std::vector<DerivedConstant> derived = kernel->DerivedConstants();
+    ASSERT_EQ(derived.size(), 1u);
+    EXPECT_EQ(derived[0].key.find("gemm.b "), 0u) << derived[0].key;
+    HeldConstants held;
+    held.Add(derived[0]);
+    const std::vector<float> reference = run({});
+    EXPECT_EQ(run(held.constants), reference) << "transB " << trans_b;
+    std::memset(const_cast<void*>(held.constants[0].data), 0, held.constants[0].bytes);
+    EXPECT_NE(run(held.constants), reference) << "transB " << trans_b;
+    held.constants[0].key += " other";
+    EXPECT_EQ(run(held.constants), reference) << "transB " << trans_b;
+  }
+}
 
 }  // namespace
 }  // namespace loom

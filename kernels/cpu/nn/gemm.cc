@@ -27,6 +27,8 @@ class GemmKernel final : public Kernel {
     return dtype_ == DType::kFloat32 ? GemmF32ScratchBytes(num_threads) : 0;
   }
   Status Run(const KernelArgs& args) const override;
+  // The packed constant B, which a plan may store (kernel.h).
+  std::vector<DerivedConstant> DerivedConstants() const override;
 
  private:
   // Y[i][j] = C[i % c_rows_][j % c_cols_] (C broadcast to M x N).
@@ -42,6 +44,8 @@ class GemmKernel final : public Kernel {
   int64_t c_rows_ = 1, c_cols_ = 1;
   Activation act_;
   PackedMatrixF32 packed_b_;
+  std::string derived_key_;
+  size_t derived_bytes_ = 0;
 };
 
 Status GemmKernel::Prepare(const KernelSetup& setup) {
@@ -96,9 +100,24 @@ Status GemmKernel::Prepare(const KernelSetup& setup) {
   RETURN_IF_ERROR(ParseActivation(setup, &act_));
   if (!act_.none() && dtype_ != DType::kFloat32 && dtype_ != DType::kFloat64)
     return setup.Unsupported(std::string("fused activation on dtype ") + DTypeName(dtype_));
-  if (dtype_ == DType::kFloat32 && b.const_data && setup.pack_constants)
-    packed_b_.PackB(static_cast<const float*>(b.const_data), b.shape[1], trans_b_, k_, n_);
+  packed_b_ = PackedMatrixF32();
+  derived_key_.clear();
+  if (dtype_ == DType::kFloat32 && b.const_data && setup.pack_constants) {
+    // PackB's layout is the first matrix of AllocateManyB's.
+    derived_key_ = "gemm.b " + PackedMatrixF32::LayoutKeyManyB(1, k_, n_) + (trans_b_ ? " from B^T" : "");
+    derived_bytes_ = PackedMatrixF32::FloatsB(k_, n_) * sizeof(float);
+    if (const void* derived = setup.FindDerived(derived_key_, derived_bytes_)) {
+      packed_b_ = PackedMatrixF32::ViewManyB(static_cast<const float*>(derived), 1, k_, n_)[0];
+    } else {
+      packed_b_.PackB(static_cast<const float*>(b.const_data), b.shape[1], trans_b_, k_, n_);
+    }
+  }
   return Status::Ok();
+}
+
+std::vector<DerivedConstant> GemmKernel::DerivedConstants() const {
+  if (packed_b_.empty()) return {};
+  return {{derived_key_, packed_b_.data(), derived_bytes_}};
 }
 
 template <typename T>

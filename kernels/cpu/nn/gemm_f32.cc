@@ -189,6 +189,10 @@ size_t PackedMatrixF32::FloatsManyB(size_t count, int64_t k, int64_t n, const Ge
   return ManyBStride(k, n, isa) * count;
 }
 
+size_t PackedMatrixF32::FloatsB(int64_t k, int64_t n, const GemmF32Isa& isa) {
+  return static_cast<size_t>(RoundUp(n, isa.nr) * k);
+}
+
 PackedMatrixF32 PackedMatrixF32::ViewA(const float* data, int64_t m, int64_t k, const GemmF32Isa& isa) {
   PackedMatrixF32 out;
   out.isa_ = &isa;

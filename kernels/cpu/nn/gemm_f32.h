@@ -78,6 +78,9 @@ class PackedMatrixF32 {
   static std::string LayoutKeyManyB(size_t count, int64_t k, int64_t n, const GemmF32Isa& isa = ActiveGemmF32Isa());
   static size_t FloatsA(int64_t m, int64_t k, const GemmF32Isa& isa = ActiveGemmF32Isa());
   static size_t FloatsManyB(size_t count, int64_t k, int64_t n, const GemmF32Isa& isa = ActiveGemmF32Isa());
+  // The floats PackB writes (the first of AllocateManyB's matrices, without
+  // the padding to the next one).
+  static size_t FloatsB(int64_t k, int64_t n, const GemmF32Isa& isa = ActiveGemmF32Isa());
   // Matrices over packed floats laid out as PackA / AllocateManyB lay out
   // theirs for the same arguments, owned by someone else (a mapped plan's
   // derived constant) who keeps them alive; data 64-byte aligned.
