@@ -23,7 +23,7 @@
 // the layout vpmaddwd reads), then per chunk of output channels runs the 16
 // GEMMs into M [16][rows][tiles] and the output transform, requantize and
 // store. The AVX2 path (conv_winograd_s8_avx2.cc) runs the GEMMs on a
-// 4 x 16 vpmaddwd register tile; the portable one is plain loops.
+// 6 x 16 vpmaddwd register tile; the portable one is plain loops.
 //
 // LOOM_INT8_WINOGRAD=on|off forces the path on or off for every eligible
 // Conv (tests: SetWinogradS8Mode); by default it runs where it measured
@@ -102,7 +102,7 @@ void WinogradS8OutputPortable(const int32_t* m, int64_t point_stride, int64_t ti
 // M[p][r][t] = Σ_c U[p][m0 + r][c] · V[p][c][t] for p < 16, r < rows, t < tiles
 // (a multiple of 16), U and V as WinogradS8Conv lays them out; M's rows are
 // kWinogradS8Rows apart, its points kWinogradS8Rows · tiles.
-constexpr int kWinogradS8Rows = 16;
+constexpr int kWinogradS8Rows = 24;
 void WinogradS8GemmPortable(const int16_t* u, int64_t cout, int64_t cpairs, int64_t m0, int64_t rows, const int16_t* v,
                             int64_t tiles, int32_t* m);
 #if defined(__x86_64__) || defined(__i386__)

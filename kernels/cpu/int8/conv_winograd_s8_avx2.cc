@@ -5,7 +5,7 @@
 // and sign-extended to int16, so d[i][j] holds column j of the 8 tiles;
 // B^T d B in 16-bit adds; each point's lanes interleaved into channel pairs
 // (vpermq, vpshufb) and stored, masked for a shorter run.
-// GEMMs: per transform point, a 4-row x 16-tile register tile of vpmaddwd
+// GEMMs: per transform point, a 6-row (or 4-row) x 16-tile register tile of vpmaddwd
 // products of a broadcast weight channel pair with 8 tiles' channel pairs,
 // summed into int32 (exact: |U · V| pair sums stay far below 2^31). Compiled with
 // function-level target attributes only, and called only when the CPU has AVX2.
@@ -115,40 +115,51 @@ LOOM_AVX2 void WinogradS8OutputAvx2(const int32_t* m, int64_t point_stride, int6
   }
 }
 
-LOOM_AVX2 void WinogradS8GemmAvx2(const int16_t* u, int64_t cout, int64_t cpairs, int64_t m0, int64_t rows,
-                                  const int16_t* v, int64_t tiles, int32_t* m) {
-  constexpr int kTileRows = 4;
-  for (int p = 0; p < 16; ++p) {
-    const int16_t* vp = v + p * cpairs * tiles * 2;
-    int32_t* mp = m + p * kWinogradS8Rows * tiles;
-    for (int64_t r0 = 0; r0 < rows; r0 += kTileRows) {
-      const int32_t* ur[kTileRows];
-      for (int k = 0; k < kTileRows; ++k) {
-        const int64_t r = r0 + k < rows ? r0 + k : rows - 1;
-        ur[k] = reinterpret_cast<const int32_t*>(u + ((p * cout + m0 + r) * cpairs) * 2);
-      }
-      for (int64_t t0 = 0; t0 < tiles; t0 += 16) {
-        __m256i acc[kTileRows][2];
-        for (int k = 0; k < kTileRows; ++k) acc[k][0] = acc[k][1] = _mm256_setzero_si256();
-        const int16_t* vc = vp + t0 * 2;
-        for (int64_t c = 0; c < cpairs; ++c, vc += tiles * 2) {
-          const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(vc));
-          const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(vc + 16));
-          for (int k = 0; k < kTileRows; ++k) {
-            int32_t pair;
-            std::memcpy(&pair, ur[k] + c, sizeof(pair));
-            const __m256i w = _mm256_set1_epi32(pair);
-            acc[k][0] = _mm256_add_epi32(acc[k][0], _mm256_madd_epi16(w, v0));
-            acc[k][1] = _mm256_add_epi32(acc[k][1], _mm256_madd_epi16(w, v1));
-          }
-        }
-        for (int k = 0; k < kTileRows && r0 + k < rows; ++k) {
-          int32_t* out = mp + (r0 + k) * tiles + t0;
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), acc[k][0]);
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), acc[k][1]);
-        }
+namespace {
+
+// Rows [r0, r0 + R) (the last one repeated past `rows`) of point p's M.
+template <int R>
+LOOM_AVX2 inline void GemmRows(const int16_t* up, int64_t cpairs, int64_t r0, int64_t rows, const int16_t* vp,
+                               int64_t tiles, int32_t* mp) {
+  const int32_t* ur[R];
+  for (int k = 0; k < R; ++k) {
+    const int64_t r = r0 + k < rows ? r0 + k : rows - 1;
+    ur[k] = reinterpret_cast<const int32_t*>(up + r * cpairs * 2);
+  }
+  for (int64_t t0 = 0; t0 < tiles; t0 += 16) {
+    __m256i acc[R][2];
+    for (int k = 0; k < R; ++k) acc[k][0] = acc[k][1] = _mm256_setzero_si256();
+    const int16_t* vc = vp + t0 * 2;
+    for (int64_t c = 0; c < cpairs; ++c, vc += tiles * 2) {
+      const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(vc));
+      const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(vc + 16));
+      for (int k = 0; k < R; ++k) {
+        int32_t pair;
+        std::memcpy(&pair, ur[k] + c, sizeof(pair));
+        const __m256i w = _mm256_set1_epi32(pair);
+        acc[k][0] = _mm256_add_epi32(acc[k][0], _mm256_madd_epi16(w, v0));
+        acc[k][1] = _mm256_add_epi32(acc[k][1], _mm256_madd_epi16(w, v1));
       }
     }
+    for (int k = 0; k < R && r0 + k < rows; ++k) {
+      int32_t* out = mp + (r0 + k) * tiles + t0;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), acc[k][0]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), acc[k][1]);
+    }
+  }
+}
+
+}  // namespace
+
+LOOM_AVX2 void WinogradS8GemmAvx2(const int16_t* u, int64_t cout, int64_t cpairs, int64_t m0, int64_t rows,
+                                  const int16_t* v, int64_t tiles, int32_t* m) {
+  for (int p = 0; p < 16; ++p) {
+    const int16_t* up = u + (p * cout + m0) * cpairs * 2;
+    const int16_t* vp = v + p * cpairs * tiles * 2;
+    int32_t* mp = m + p * kWinogradS8Rows * tiles;
+    int64_t r0 = 0;
+    for (; rows - r0 > 4; r0 += 6) GemmRows<6>(up, cpairs, r0, rows, vp, tiles, mp);
+    for (; r0 < rows; r0 += 4) GemmRows<4>(up, cpairs, r0, rows, vp, tiles, mp);
   }
 }
 

@@ -1,7 +1,7 @@
 // The int8 Conv's Winograd path (conv_winograd_s8.h) against its GEMM path,
 // bit for bit: random 3x3 stride-1 Convs (odd and even planes, pads 0 and 1,
 // asymmetric pads, channel counts off every block, zero points, fused
-// clamps), extreme operands whose intermediate sums wrap, 1 and 2 threads,
+// clamps), extreme operands over the most channels, 1 and 2 threads,
 // every GEMM implementation (the Winograd GEMMs follow it: portable or AVX2).
 // The GEMM path itself is checked against a naive convolution in conv_test.cc.
 #include "kernels/cpu/int8/conv_winograd_s8.h"
@@ -18,9 +18,7 @@ namespace int8 {
 namespace {
 
 using linear_test::Clamp;
-using linear_test::Int8Options;
 using linear_test::LinearQuant;
-using linear_test::RandomInt8;
 using testing::RunKernel;
 using testing::TestTensor;
 
@@ -45,7 +43,8 @@ std::vector<int8_t> RunConv(const WinoCase& c, const LinearQuant& q, const std::
   const int64_t oh = c.h + c.pads[0] + c.pads[2] - 2, ow = c.w + c.pads[1] + c.pads[3] - 2;
   std::vector<TestTensor> outs = {
       TestTensor::Empty(DType::kInt8, {c.n, c.cout, oh, ow}).WithQuant({q.y_scale}, {q.y_zero_point})};
-  const Status st = RunKernel("Conv", linear_test::WithClamp(a, q.clamp), inputs, &outs, Int8Options("Conv", threads));
+  const Status st =
+      RunKernel("Conv", linear_test::WithClamp(a, q.clamp), inputs, &outs, linear_test::Int8Options("Conv", threads));
   SetWinogradS8Mode(WinogradS8Mode::kAuto);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return outs[0].As<int8_t>();
@@ -81,8 +80,8 @@ TEST(Int8WinogradTest, MatchesGemmPathOnRandomShapes) {
   for (const WinoCase& c : cases) {
     const int64_t depth = c.cin * 9;
     const LinearQuant q = linear_test::RandomLinearQuant(c.cout, depth, i % 2 == 0, i % 3 == 2 ? relu : Clamp(), &gen);
-    const auto x = RandomInt8(c.n * c.cin * c.h * c.w, &gen);
-    const auto w = RandomInt8(c.cout * depth, &gen);
+    const auto x = linear_test::RandomInt8(c.n * c.cin * c.h * c.w, &gen);
+    const auto w = linear_test::RandomInt8(c.cout * depth, &gen);
     const auto bias = linear_test::RandomBias(c.cout, depth, &gen);
     ExpectSame(c, q, x, w, bias);
     ++i;
@@ -98,17 +97,17 @@ TEST(Int8WinogradTest, ZeroPointZeroAndClip) {
   clip.hi = 2.f;
   LinearQuant q = linear_test::RandomLinearQuant(c.cout, c.cin * 9, true, clip, &gen);
   q.x_zero_point = 0;
-  ExpectSame(c, q, RandomInt8(c.cin * c.h * c.w, &gen), RandomInt8(c.cout * c.cin * 9, &gen),
+  ExpectSame(c, q, linear_test::RandomInt8(c.cin * c.h * c.w, &gen), linear_test::RandomInt8(c.cout * c.cin * 9, &gen),
              linear_test::RandomBias(c.cout, c.cin * 9, &gen));
 }
 
-// Every activation and weight at an end of the int8 range: the largest
-// transforms (|U| = 1152, |V| = 512) and, over many channels, output
-// transform sums past int32 that only wrapping brings back. The output scale
-// spans those accumulators, so the outputs do not all saturate.
-TEST(Int8WinogradTest, ExtremeValuesWrapExactly) {
+// Every activation and weight at an end of the int8 range over the most
+// channels the path takes: the largest transforms (|U| = 1152, |V| = 512)
+// and GEMM sums (Σ_c U · V up to 3600 · 1152 · 512, near 2^31). The output
+// scale spans those accumulators, so the outputs do not all saturate.
+TEST(Int8WinogradTest, ExtremeValuesOverTheMostChannels) {
   std::mt19937 gen(13);
-  const WinoCase c = {1, 2000, 4, 5, 6, {1, 1, 1, 1}};
+  const WinoCase c = {1, kWinogradS8MaxChannels, 4, 5, 6, {1, 1, 1, 1}};
   const int64_t depth = c.cin * 9;
   for (int pattern = 0; pattern < 4; ++pattern) {
     LinearQuant q = linear_test::RandomLinearQuant(c.cout, depth, true, Clamp(), &gen);
