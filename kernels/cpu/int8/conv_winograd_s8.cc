@@ -20,7 +20,7 @@ size_t AlignUp(size_t v) { return (v + 63) / 64 * 64; }
 
 std::atomic<int> g_mode{-1};
 
-// x · y + z wrapping in 32 bits (the output transform's sums may leave int32).
+// An int32 as uint32, for the output transform's wrapping sums.
 inline uint32_t U32(int32_t v) { return static_cast<uint32_t>(v); }
 
 bool UseAvx2() {

@@ -10,7 +10,7 @@
 //   M[m]    = Σ_c U[m][c] ⊙ V[c]  (16 int16 GEMMs, one per transform point, int32)
 //   Y[m]    = A^T M[m] A = 4 · (the direct 3x3 convolution of the tile)
 // All integer sums wrap modulo 2^32, and 4 · conv is within int32 while
-// C · 9 · 128 · 128 · 4 < 2^31 (kMaxChannels), so Y is exact and Y / 4 (an
+// C · 9 · 128 · 128 · 4 < 2^31 (kWinogradS8MaxChannels), so Y is exact and Y / 4 (an
 // arithmetic shift) is the int8 Conv's accumulator Σ x · w. The input is
 // padded with its zero point (a real 0) as the direct path pads it; the bias
 // (which holds the zero-point correction, README.md) is added wrapping and
@@ -18,7 +18,7 @@
 //
 // Layout: an image is copied once into a zero-point-bordered buffer whose
 // height and width are those of the tile grid plus 2. Tasks are (block of
-// kTileBlock-multiple tiles, range of output channels); a task transforms
+// tiles, a multiple of 16, range of output channels); a task transforms
 // its block's tiles into V [16][C/2][tiles][2] (channel pairs interleaved,
 // the layout vpmaddwd reads), then per chunk of output channels runs the 16
 // GEMMs into M [16][rows][tiles] and the output transform, requantize and
