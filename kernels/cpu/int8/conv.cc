@@ -23,6 +23,9 @@
 //              the gather adding 128 to each activation,
 //              the bias corrected by WeightOffsets; bit-exact with the int16
 //              core.
+//   winograd   3x3, stride 1, dilation 1, one group, 2-D, where
+//              UseWinogradS8 picks it: exact int8 Winograd F(2x2, 3x3)
+//              (conv_winograd_s8.h), the filters transformed in Prepare.
 // Tasks are blocks of output positions (B blocks sized to stay in L2) of
 // one (image, group), split further by output-channel rows when there are
 // fewer blocks than threads.
@@ -35,6 +38,7 @@
 
 #include "kernels/common/attribute_readers.h"
 #include "kernels/common/kernel_checks.h"
+#include "kernels/cpu/int8/conv_winograd_s8.h"
 #include "kernels/cpu/int8/depthwise_conv.h"
 #include "kernels/cpu/int8/gemm_s8.h"
 #include "kernels/cpu/int8/gemm_u8s8.h"
@@ -67,11 +71,13 @@ class ConvKernel final : public Kernel {
  private:
   void RunGemm(const KernelArgs& args) const;
   void RunDepthwise(const KernelArgs& args) const;
+  void RunWinograd(const KernelArgs& args) const;
   // Copies the in_channels_ planes of one image into the padded buffer.
   void PadImage(const int8_t* x, int8_t* dst, ThreadPool* pool) const;
 
   WindowGeometry g_;
   bool depthwise_ = false;
+  std::unique_ptr<WinogradS8Conv> winograd_;  // the winograd path when set
   int64_t batch_ = 0, in_channels_ = 0, out_channels_ = 0, group_ = 1;
   int64_t cin_g_ = 0, cout_g_ = 0, k_ = 0;  // k_ = cin_g_ * kernel size
   int32_t x_zero_point_ = 0;
@@ -131,6 +137,13 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
                              std::to_string(kGemmS8MaxDepth) + ")");
   steps_.Build(stages);
 
+  if (group_ == 1 && g_.rank == 2 && g_.kernel[1] == 3 && g_.kernel[2] == 3 && g_.stride[1] == 1 && g_.stride[2] == 1 &&
+      g_.dilation[1] == 1 && g_.dilation[2] == 1 && UseWinogradS8(in_channels_, out_channels_, g_.out[1], g_.out[2])) {
+    winograd_ = std::make_unique<WinogradS8Conv>();
+    winograd_->Prepare(weights_, in_channels_, out_channels_, g_.in[1], g_.in[2], g_.pad_begin[1], g_.pad_begin[2],
+                       g_.out[1], g_.out[2], x_zero_point_, &steps_);
+    return Status::Ok();
+  }
   depthwise_ = cin_g_ == 1 && g_.rank <= 2;
   if (depthwise_) {
     depthwise_bytes_ = DepthwiseScratchBytes(g_);
@@ -191,6 +204,7 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
 }
 
 size_t ConvKernel::ScratchBytes(int num_threads) const {
+  if (winograd_) return winograd_->ScratchBytes(num_threads);
   const size_t threads = static_cast<size_t>(std::max(1, num_threads));
   if (depthwise_) return threads * depthwise_bytes_;
   return padded_bytes_ + threads * block_bytes_;
@@ -313,8 +327,18 @@ void ConvKernel::RunDepthwise(const KernelArgs& args) const {
   });
 }
 
+void ConvKernel::RunWinograd(const KernelArgs& args) const {
+  const int8_t* x = args.in<int8_t>(0);
+  int8_t* y = args.out<int8_t>(0);
+  for (int64_t n = 0; n < batch_; ++n)
+    winograd_->Run(x + n * in_channels_ * g_.InSize(), args.in<int32_t>(2), y + n * out_channels_ * g_.OutSize(),
+                   args.scratch, args.pool);
+}
+
 Status ConvKernel::Run(const KernelArgs& args) const {
-  if (depthwise_) {
+  if (winograd_) {
+    RunWinograd(args);
+  } else if (depthwise_) {
     RunDepthwise(args);
   } else {
     RunGemm(args);

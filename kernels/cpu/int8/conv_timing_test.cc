@@ -1,7 +1,9 @@
 // Timing of the int8 Conv against the float Conv ("cpu.Conv") on ResNet-18's
 // layer shapes (and two depthwise ones): a measurement printed for people,
 // not a check. Opt in with
-// LOOM_KERNEL_TIMINGS=1; single-threaded runs report the thread's CPU time
+// LOOM_KERNEL_TIMINGS=1; 3x3 stride-1 layers print a second row, "wino",
+// with the int8 Winograd path (conv_winograd_s8.h) forced on, the first row
+// having it off; single-threaded runs report the thread's CPU time
 // (robust on a busy machine), two threads wall time.
 #include <gtest/gtest.h>
 #include <time.h>
@@ -18,6 +20,7 @@
 
 #include "kernels/common/registry.h"
 #include "kernels/common/thread_pool.h"
+#include "kernels/cpu/int8/conv_winograd_s8.h"
 #include "kernels/cpu/int8/gemm_s8.h"
 #include "kernels/cpu/int8/linear_test_util.h"
 
@@ -138,16 +141,22 @@ TEST(Int8ConvTest, LayerTimings) {
         TestTensor::Const<int32_t>({l.m}, linear_test::RandomInt32(l.m, &gen, -10000, 10000))};
     const TestTensor f_out = TestTensor::Empty(DType::kFloat32, y_shape);
     const TestTensor q_out = TestTensor::Empty(DType::kInt8, y_shape).WithQuant({q.y_scale}, {q.y_zero_point});
+    const bool winograd = l.k == 3 && l.stride == 1 && l.group == 1;
     for (int threads : {1, 2}) {
       const double f = TimeKernel("cpu.Conv", attrs, f_in, f_out, threads);
-      std::printf("%-28s %7d %9.3f", l.name, threads, f * 1e3);
-      for (GemmS8Impl impl : impls) {
-        ASSERT_TRUE(SetGemmS8Impl(impl));
-        const double i = TimeKernel("cpu.Conv.int8", attrs, q_in, q_out, threads);
-        std::printf(" %9.3f %6.2fx", i * 1e3, f / i);
+      for (WinogradS8Mode mode : {WinogradS8Mode::kOff, WinogradS8Mode::kOn}) {
+        if (mode == WinogradS8Mode::kOn && !winograd) continue;
+        SetWinogradS8Mode(mode);
+        std::printf("%-23s %4s %7d %9.3f", l.name, mode == WinogradS8Mode::kOn ? "wino" : "", threads, f * 1e3);
+        for (GemmS8Impl impl : impls) {
+          ASSERT_TRUE(SetGemmS8Impl(impl));
+          const double i = TimeKernel("cpu.Conv.int8", attrs, q_in, q_out, threads);
+          std::printf(" %9.3f %6.2fx", i * 1e3, f / i);
+        }
+        std::printf("\n");
       }
-      std::printf("\n");
     }
+    SetWinogradS8Mode(WinogradS8Mode::kAuto);
   }
   SetGemmS8Impl(saved);
 }
