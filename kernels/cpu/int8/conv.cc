@@ -137,8 +137,8 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
                              std::to_string(kGemmS8MaxDepth) + ")");
   steps_.Build(stages);
 
-  if (group_ == 1 && g_.rank == 2 && g_.kernel[1] == 3 && g_.kernel[2] == 3 && g_.stride[1] == 1 && g_.stride[2] == 1 &&
-      g_.dilation[1] == 1 && g_.dilation[2] == 1 && UseWinogradS8(in_channels_, out_channels_, g_.out[1], g_.out[2])) {
+  winograd_.reset();
+  if (group_ == 1 && g_.IsWinograd3x3() && UseWinogradS8(in_channels_, out_channels_, g_.out[1], g_.out[2])) {
     winograd_ = std::make_unique<WinogradS8Conv>();
     winograd_->Prepare(weights_, in_channels_, out_channels_, g_.in[1], g_.in[2], g_.pad_begin[1], g_.pad_begin[2],
                        g_.out[1], g_.out[2], x_zero_point_, &steps_);

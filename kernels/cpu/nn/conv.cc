@@ -253,7 +253,7 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
   }
   // Winograd hook: replaces the im2col path when it applies and is chosen.
   winograd_.reset();
-  if (path_ == Path::kIm2col && w.const_data && group_ == 1 && IsWinogradWindow(g_)) {
+  if (path_ == Path::kIm2col && w.const_data && group_ == 1 && g_.IsWinograd3x3()) {
     const WinogradConvShape ws = WinogradShapeOf(batch_, in_channels_, out_channels_, g_);
     if (const int tile = ChooseWinogradTile(ws)) {
       winograd_ = std::make_unique<WinogradConvF32>();

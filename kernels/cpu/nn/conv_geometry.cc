@@ -14,6 +14,11 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) 
 
 }  // namespace
 
+bool WindowGeometry::IsWinograd3x3() const {
+  return rank == 2 && kernel[1] == 3 && kernel[2] == 3 && stride[1] == 1 && stride[2] == 1 && dilation[1] == 1 &&
+         dilation[2] == 1;
+}
+
 bool WindowGeometry::HasPadding() const {
   for (int a = 0; a < kMaxSpatialRank; ++a)
     if (pad_begin[a] || pad_end[a]) return true;

@@ -45,6 +45,9 @@ struct WindowGeometry {
   WindowTaps Taps(int a, int64_t o) const;
   // The given-rank output dims (for building/checking output shapes).
   std::vector<int64_t> OutDims() const;
+  // Whether this is the window Winograd F(m, 3x3) computes: 2-D, 3x3, stride
+  // 1, dilation 1 (the fp32 and int8 Winograd paths).
+  bool IsWinograd3x3() const;
 };
 
 struct WindowOptions {

@@ -107,7 +107,7 @@ std::vector<float> UnblockWeights(const float* w, int64_t out_blocks, int64_t in
 void ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg) {
   winograd_.reset();
   const TensorInfo& w = setup.inputs[1];
-  if (!w.const_data || !IsWinogradWindow(wg)) return;
+  if (!w.const_data || !wg.IsWinograd3x3()) return;
   const WinogradConvShape ws = WinogradShapeOf(batch_, g_.in_blocks * kB, g_.out_blocks * kB, wg, kB);
   const int tile = ChooseWinogradTile(ws);
   if (!tile) return;

@@ -195,11 +195,6 @@ void WinogradConvF32::AddResidual(int64_t t0, int64_t tn, const float* r, float*
   }
 }
 
-bool IsWinogradWindow(const WindowGeometry& g) {
-  return g.rank == 2 && g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 &&
-         g.dilation[1] == 1 && g.dilation[2] == 1;
-}
-
 WinogradConvShape WinogradShapeOf(int64_t batch, int64_t in_channels, int64_t out_channels, const WindowGeometry& g,
                                   int64_t channel_block) {
   WinogradConvShape s;

@@ -46,9 +46,7 @@ struct WinogradConvShape {
   int64_t OutW() const { return in_w + pad_left + pad_right - 2; }
 };
 
-// Whether a window is one Winograd computes: 2-D, 3x3, stride 1, dilation 1.
-bool IsWinogradWindow(const WindowGeometry& g);
-// The Winograd shape of a Conv with window g (IsWinogradWindow).
+// The Winograd shape of a Conv with window g (g.IsWinograd3x3()).
 WinogradConvShape WinogradShapeOf(int64_t batch, int64_t in_channels, int64_t out_channels, const WindowGeometry& g,
                                   int64_t channel_block = 1);
 
