@@ -142,6 +142,7 @@ Status GreedyMemoryPlanner::Plan() {
   const size_t bound = GetLowerBound();
   size_t best = std::numeric_limits<size_t>::max();
   std::vector<size_t> offsets;
+  std::vector<int> best_order;
   for (const Less& less : orders) {
     std::vector<int> order(n);
     std::iota(order.begin(), order.end(), 0);
@@ -150,10 +151,41 @@ Status GreedyMemoryPlanner::Plan() {
     if (top < best) {
       best = top;
       offsets_ = offsets;
+      best_order = order;
     }
-    if (best == bound) break;
+    if (best == bound) return Status::Ok();
   }
+  Refine(best_order, bound, &best);
   return Status::Ok();
+}
+
+void GreedyMemoryPlanner::Refine(const std::vector<int>& start, size_t bound, size_t* best) {
+  const size_t n = buffers_.size();
+  if (n == 0 || bound == 0 || max_refine_rounds_ == 0) return;
+  // Priorities, highest placed first: the start order's ranks, then blame.
+  std::vector<double> priority(n);
+  for (size_t rank = 0; rank < n; ++rank) priority[static_cast<size_t>(start[rank])] = static_cast<double>(n - rank);
+  const double blame = static_cast<double>(n);
+  std::vector<int> order(start);
+  std::vector<size_t> offsets;
+  // Each round places all buffers (about n^2 / 2 overlap tests): a budget
+  // keeps the refinement to a few tens of milliseconds on large graphs.
+  const size_t rounds = std::min<size_t>(max_refine_rounds_, std::max<size_t>(1, kRefineBudget / (n * n)));
+  for (size_t round = 0; round < rounds; ++round) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t end = (round == 0 ? offsets_[i] : offsets[i]) + buffers_[i].size;
+      if (end > bound)
+        priority[i] += blame * (0.05 + 0.5 * static_cast<double>(end - bound) / static_cast<double>(bound));
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return priority[static_cast<size_t>(a)] > priority[static_cast<size_t>(b)]; });
+    const size_t top = PlaceInOrder(buffers_, order, LifetimesOverlap, &offsets);
+    if (top < *best) {
+      *best = top;
+      offsets_ = offsets;
+    }
+    if (*best == bound) return;
+  }
 }
 
 bool IsValidPlan(const MemoryPlanner& planner, const std::vector<size_t>& sizes,

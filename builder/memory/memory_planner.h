@@ -54,9 +54,32 @@ class LinearMemoryPlanner : public MemoryPlanner {
 // holds it, or above all of them if no gap does. The result depends on the
 // order, so a few orders are tried (largest first, longest-lived first,
 // largest bytes x steps first) and the smallest arena is kept.
+//
+// When none reaches the lower bound, the best order is refined by "squeaky
+// wheel" rounds: every buffer that ends above the bound gets a higher
+// priority (more the higher it ends), the buffers are placed again by
+// priority, and the smallest arena seen is kept. Greedy fails where a buffer
+// placed late has to go on top of its neighbours, as the long-lived outputs of
+// a DenseNet block (each kept until the block's last Concat) placed after the
+// large, short-lived Concat copies and layout conversions that, once placed,
+// leave no common gap for the whole lifetime; raising such buffers in the
+// order places them first, and the short-lived ones then fill the gaps.
+// Rounds stop at the bound, after max_refine_rounds (0: the classic orders
+// only), or when about kRefineBudget overlap tests have been spent.
 class GreedyMemoryPlanner : public MemoryPlanner {
  public:
+  static constexpr size_t kMaxRefineRounds = 100;
+  static constexpr size_t kRefineBudget = size_t{1} << 26;
+
+  explicit GreedyMemoryPlanner(size_t max_refine_rounds = kMaxRefineRounds) : max_refine_rounds_(max_refine_rounds) {}
   Status Plan() override;
+
+ private:
+  // Squeaky-wheel rounds from `start` (the best order so far, whose placement
+  // is in offsets_ and needs *best bytes); updates offsets_ and *best.
+  void Refine(const std::vector<int>& start, size_t bound, size_t* best);
+
+  size_t max_refine_rounds_;
 };
 
 // True if no two buffers with overlapping lifetimes overlap in memory and
