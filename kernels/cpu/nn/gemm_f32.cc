@@ -29,11 +29,12 @@ const GemmF32Isa& IsaOf(const GemmF32Params& p) {
   return isa;
 }
 
-// One task: C rows [ms, me) x columns [ns, ne), the whole K range.
+// One task: C rows [ms, me) x columns [ns, ne), the whole K range, in A
+// blocks of at most mc_max rows (a multiple of MR).
 void GemmTask(const GemmF32Params& p, const GemmF32Isa& isa, int64_t ms, int64_t me, int64_t ns, int64_t ne,
-              float* pack_a, float* pack_b) {
+              int64_t mc_max, float* pack_a, float* pack_b) {
   const int mr = isa.mr, nr = isa.nr;
-  const int64_t mc_max = kGemmMc / mr * mr, nc_max = kGemmNc / nr * nr;
+  const int64_t nc_max = kGemmNc / nr * nr;
   GemmF32Tile tile;
   tile.ldc = p.ldc;
   tile.alpha = p.alpha;
@@ -104,6 +105,57 @@ void ScaleOnly(const GemmF32Params& p) {
 constexpr size_t kPackAFloats = kGemmMc * kGemmKc;
 constexpr size_t kPackBFloats = kGemmKc * kGemmNc;
 constexpr size_t kThreadFloats = kPackAFloats + kPackBFloats;
+
+// With B packed ahead of time a task's pack_b slice is free, so its A block
+// may run past kPackAFloats: up to kGemmMcWide rows (rounded up to the
+// largest MR) in one block.
+static_assert((kGemmMcWide + 16) * kGemmKc <= kThreadFloats, "a wide A block fits one thread's scratch");
+
+// The A block rows of a task over `rows` rows of C: all of them when they
+// fit a wide block and A's block need not fit pack_a (B packed ahead of
+// time: one pass over B, each panel read once while A stays in L2);
+// otherwise kGemmMc.
+int64_t BlockRows(const GemmF32Params& p, const GemmF32Isa& isa, int64_t rows) {
+  if (p.packed_b && rows <= kGemmMcWide) return RoundUp(rows, isa.mr);
+  return kGemmMc / isa.mr * isa.mr;
+}
+
+// Small-M products with B packed ahead of time on several threads (a
+// transformer's token rows times a weight): A is packed once into the
+// shared scratch, in parallel, then threads split C's columns, each reading
+// only its own part of B (row tasks would each read all of B). Returns
+// false, doing nothing, when A is not small or does not fit the scratch.
+bool RunSharedA(const GemmF32Params& p, const GemmF32Isa& isa, float* scratch, ThreadPool* pool) {
+  const int threads = pool->NumThreads();
+  const int64_t mr = isa.mr, nr = isa.nr, padded = RoundUp(p.m, mr);
+  if (padded > kGemmMcWide || static_cast<size_t>(padded * p.k) > threads * kThreadFloats) return false;
+  // Pack: tasks of (K block, half of the row panels).
+  const int64_t k_blocks = (p.k + kGemmKc - 1) / kGemmKc;
+  const int64_t row_step = RoundUp((padded + 1) / 2, mr);
+  ParallelFor(pool, k_blocks * 2, 1, [&](int64_t begin, int64_t end, int) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t k0 = (t / 2) * kGemmKc, kc = std::min(kGemmKc, p.k - k0);
+      const int64_t i0 = (t % 2) * row_step, rows = std::min(row_step, padded - i0);
+      if (rows > 0) isa.pack_a(p.a, p.lda, p.trans_a, p.m, i0, rows, k0, kc, scratch + k0 * padded + i0 * kc);
+    }
+  });
+  const PackedMatrixF32 packed_a = PackedMatrixF32::ViewA(scratch, p.m, p.k, isa);
+  GemmF32Params q = p;
+  q.a = nullptr;
+  q.packed_a = &packed_a;
+  // Column tasks: a few per thread for balance (each reads all of the
+  // packed A, which stays in cache).
+  const int64_t panels = (p.n + nr - 1) / nr;
+  const int64_t tn = std::min<int64_t>(panels, 4 * threads);
+  const int64_t n_step = (panels + tn - 1) / tn * nr;
+  ParallelFor(pool, tn, 1, [&](int64_t begin, int64_t end, int) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t ns = t * n_step;
+      if (ns < p.n) GemmTask(q, isa, 0, p.m, ns, std::min(p.n, ns + n_step), padded, nullptr, nullptr);
+    }
+  });
+  return true;
+}
 
 // Uninitialized storage for `floats` values.
 std::shared_ptr<float> AllocateFloats(size_t floats) {
@@ -246,6 +298,8 @@ void GemmF32(const GemmF32Params& p, void* scratch, ThreadPool* pool) {
   const int threads = pool ? pool->NumThreads() : 1;
   const double flops = 2.0 * p.m * p.n * p.k;
   const int64_t row_panels = (p.m + isa.mr - 1) / isa.mr;
+  float* base = static_cast<float*>(scratch);
+  if (threads > 1 && flops > 2.0e5 && p.packed_b && !p.packed_a && RunSharedA(p, isa, base, pool)) return;
   int64_t tm = 1, tn = 1;
   if (threads > 1 && flops > 2.0e5 && p.packed_b && !p.packed_a && row_panels >= 2 * threads) {
     tm = threads;
@@ -257,14 +311,14 @@ void GemmF32(const GemmF32Params& p, void* scratch, ThreadPool* pool) {
   }
   const int64_t m_step = RoundUp((p.m + tm - 1) / tm, isa.mr);
   const int64_t n_step = RoundUp((p.n + tn - 1) / tn, isa.nr);
-  float* base = static_cast<float*>(scratch);
   ParallelFor(pool, tm * tn, 1, [&](int64_t begin, int64_t end, int thread) {
     float* pack_a = base + static_cast<size_t>(thread) * kThreadFloats;
     float* pack_b = pack_a + kPackAFloats;
     for (int64_t t = begin; t < end; ++t) {
       const int64_t ms = (t / tn) * m_step, ns = (t % tn) * n_step;
       if (ms >= p.m || ns >= p.n) continue;
-      GemmTask(p, isa, ms, std::min(p.m, ms + m_step), ns, std::min(p.n, ns + n_step), pack_a, pack_b);
+      const int64_t me = std::min(p.m, ms + m_step);
+      GemmTask(p, isa, ms, me, ns, std::min(p.n, ns + n_step), BlockRows(p, isa, me - ms), pack_a, pack_b);
     }
   });
 }

@@ -23,7 +23,11 @@
 // weights, laid out for the path that packed them) or packed on the fly; B
 // can also be gathered through offset tables (Conv's implicit im2col). Work is
 // split over row and column ranges of C with ParallelFor; each thread packs
-// into its own slice of the scratch buffer.
+// into its own slice of the scratch buffer. With B packed ahead of time and
+// few rows (a transformer's tokens times a weight: M = 197 for ViT-B/16) the
+// MC block widens to all the rows (up to kGemmMcWide), so each B panel is
+// read once, and several threads pack A once, together, then split the
+// columns (each thread reads only its part of B).
 #pragma once
 
 #include <cstddef>
@@ -42,6 +46,7 @@ namespace nn {
 constexpr int64_t kGemmKc = 384;   // depth of a packed block
 constexpr int64_t kGemmMc = 128;   // rows of a packed A block (rounded down to a multiple of MR)
 constexpr int64_t kGemmNc = 1024;  // columns of a packed B block (rounded down to a multiple of NR)
+constexpr int64_t kGemmMcWide = 256;  // rows of an A block over a B packed ahead of time (see gemm_f32.cc)
 
 // A matrix packed once into the panel layout the micro-kernel of one path
 // reads (64-byte aligned).
@@ -148,7 +153,9 @@ struct GemmF32Params {
 };
 
 // Scratch bytes GemmF32 needs for `params`-like problems with up to
-// `num_threads` threads (an upper bound independent of m, n, k).
+// `num_threads` threads (an upper bound independent of m, n, k):
+// num_threads times GemmF32ScratchBytes(1), so a caller may as well run
+// serial GEMMs side by side, one on each thread's slice.
 size_t GemmF32ScratchBytes(int num_threads);
 
 // Runs the GEMM. `scratch` holds GemmF32ScratchBytes(threads) bytes, 64-byte

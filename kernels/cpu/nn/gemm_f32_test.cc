@@ -170,6 +170,29 @@ TEST_P(GemmF32Test, MatchesReferenceOnEdgeShapes) {
         for (const Epilogue& e : {Epilogue(), bias}) RunCase(isa(), c, threads, s, e);
 }
 
+// Token-row products (a transformer's 197 tokens times a weight packed ahead
+// of time): M not a multiple of MR, K over several K blocks and not a
+// multiple of the unroll, N past a multiple of NR; at one thread (one wide A
+// block) and two (A packed once, shared, columns split between the threads),
+// and M at and past the wide block (kGemmMcWide).
+TEST_P(GemmF32Test, MatchesReferenceOnTokenRowShapes) {
+  const std::vector<Case> cases = {
+      {197, 2 * isa().nr + 5, 2 * kGemmKc + 13, false, false, 1.f, 0.f},
+      {197, 197, 64, false, true, 1.f, 0.f},
+      {197, 64, 197, true, false, 0.5f, 1.f},
+      {kGemmMcWide, 3 * isa().nr, 31, false, false, 1.f, 0.f},
+      {kGemmMcWide + 5, 40, kGemmKc + 1, false, false, 1.f, 0.f},
+  };
+  Epilogue finish;
+  finish.col_bias = true;
+  finish.residual = true;
+  finish.act.kind = ActivationKind::kRelu;
+  for (const Case& c : cases)
+    for (int threads : {1, 2})
+      for (Source s : {Source::kPackedB, Source::kPlain})
+        for (const Epilogue& e : {Epilogue(), finish}) RunCase(isa(), c, threads, s, e);
+}
+
 // Every row count of the last row panel (the shorter row kernels) and of full
 // panels, with one and several K blocks: plain stores, accumulation over K
 // blocks, beta blending and a finishing epilogue.
@@ -495,6 +518,95 @@ TEST_P(GemmF32Test, Throughput) {
       std::printf("GemmF32 %s %lldx%lldx%lld threads=%d: %.2f GFLOP/s (%s time)\n", isa().name,
                   static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), threads,
                   flop * reps / s / 1e9, threads == 1 ? "cpu" : "wall");
+    }
+  }
+}
+
+// GFLOP/s of `run` at `threads` threads: the thread's CPU time at one thread
+// (robust on a busy machine), wall time at two.
+template <typename Run>
+double MeasureGflops(double flop, int threads, Run run) {
+  const int reps = std::max(3, static_cast<int>(1e9 / flop));
+  run();  // warm up
+  const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = ThreadCpuSeconds();
+  for (int r = 0; r < reps; ++r) run();
+  const double s = threads == 1 ? ThreadCpuSeconds() - c0
+                                : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return flop * reps / s / 1e9;
+}
+
+// ViT-B/16's products at batch 1 (197 tokens, width 768, MLP 3072): the four
+// weight GEMMs (QKV, projection, FC1, FC2; B constant and packed ahead of
+// time, bias fused, as MatMul / Gemm run them) and the attention's batched
+// products (12 heads: Q K^T and softmax(..) V, both operands computed).
+// Percent of a peak of LOOM_PEAK_GFLOPS per thread (default 102.4: two 8-lane
+// FMAs per cycle at 3.2 GHz).
+TEST_P(GemmF32Test, VitThroughput) {
+  if (!std::getenv("LOOM_KERNEL_TIMINGS")) GTEST_SKIP() << "set LOOM_KERNEL_TIMINGS=1 to print timings";
+  const char* peak_env = std::getenv("LOOM_PEAK_GFLOPS");
+  const double peak = peak_env ? std::atof(peak_env) : 102.4;
+  const int64_t tokens = 197;
+  const int64_t weights[][2] = {{768, 2304}, {768, 768}, {768, 3072}, {3072, 768}};  // K x N
+  for (const auto& w : weights) {
+    const int64_t m = tokens, k = w[0], n = w[1];
+    const auto a = Random(m * k, 1), b = Random(k * n, 2), bias = Random(n, 3);
+    std::vector<float> c(m * n);
+    PackedMatrixF32 pb;
+    pb.PackB(b.data(), n, false, k, n, isa());
+    GemmF32Params p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.a = a.data();
+    p.lda = k;
+    p.packed_b = &pb;
+    p.c = c.data();
+    p.ldc = n;
+    p.col_bias = bias.data();
+    p.isa = &isa();
+    for (int threads : {1, 2}) {
+      StaticThreadPool pool(threads);
+      std::vector<float> scratch(GemmF32ScratchBytes(threads) / sizeof(float));
+      const double g =
+          MeasureGflops(2.0 * m * n * k, threads, [&] { GemmF32(p, scratch.data(), threads > 1 ? &pool : nullptr); });
+      std::printf("GemmF32 %s vit %lldx%lldx%lld packed B threads=%d: %.1f GFLOP/s, %.0f%% of peak\n", isa().name,
+                  static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), threads, g,
+                  100.0 * g / (peak * threads));
+    }
+  }
+  // Per head: [197 x 64] x [64 x 197] (B = K^T, given transposed) and
+  // [197 x 197] x [197 x 64].
+  const int64_t heads = 12, dim = 64;
+  const int64_t attention[][3] = {{tokens, tokens, dim}, {tokens, dim, tokens}};  // M, N, K
+  for (const auto& s : attention) {
+    const int64_t m = s[0], n = s[1], k = s[2];
+    const bool trans_b = n == tokens;
+    const auto a = Random(heads * m * k, 1), b = Random(heads * k * n, 2);
+    std::vector<float> c(heads * m * n);
+    for (int threads : {1, 2}) {
+      StaticThreadPool pool(threads);
+      std::vector<float> scratch(GemmF32ScratchBytes(threads) / sizeof(float));
+      const double g = MeasureGflops(2.0 * heads * m * n * k, threads, [&] {
+        for (int64_t h = 0; h < heads; ++h) {
+          GemmF32Params p;
+          p.m = m;
+          p.n = n;
+          p.k = k;
+          p.a = a.data() + h * m * k;
+          p.lda = k;
+          p.b = b.data() + h * k * n;
+          p.ldb = trans_b ? k : n;
+          p.trans_b = trans_b;
+          p.c = c.data() + h * m * n;
+          p.ldc = n;
+          p.isa = &isa();
+          GemmF32(p, scratch.data(), threads > 1 ? &pool : nullptr);
+        }
+      });
+      std::printf("GemmF32 %s vit attention %lld x %lldx%lldx%lld%s threads=%d: %.1f GFLOP/s, %.0f%% of peak\n",
+                  isa().name, static_cast<long long>(heads), static_cast<long long>(m), static_cast<long long>(n),
+                  static_cast<long long>(k), trans_b ? " (B^T)" : "", threads, g, 100.0 * g / (peak * threads));
     }
   }
 }

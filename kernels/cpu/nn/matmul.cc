@@ -108,7 +108,13 @@ Status MatMulKernel::Run(const KernelArgs& args) const {
       const float* b = args.in<float>(1);
       const float* bias = has_bias_ ? args.in<float>(2) : nullptr;
       float* y = args.out<float>(0);
-      for (size_t t = 0; t < a_offset_.size(); ++t) {
+      // Several products (attention heads): split them over the threads,
+      // each run serially on its thread's scratch, when they divide evenly
+      // or are many; one product at a time split inside the GEMM otherwise.
+      const int threads = args.pool ? args.pool->NumThreads() : 1;
+      const int64_t batches = static_cast<int64_t>(a_offset_.size());
+      const bool split_batches = threads > 1 && batches > 1 && (batches % threads == 0 || batches >= 4 * threads);
+      auto run_batch = [&](int64_t t, void* scratch, ThreadPool* pool) {
         GemmF32Params p;
         p.m = m_ * fold_;
         p.n = n_;
@@ -126,7 +132,15 @@ Status MatMulKernel::Run(const KernelArgs& args) const {
         p.ldc = n_;
         p.col_bias = bias;
         p.act = act_;
-        GemmF32(p, args.scratch, args.pool);
+        GemmF32(p, scratch, pool);
+      };
+      if (split_batches) {
+        ParallelFor(args.pool, batches, 1, [&](int64_t begin, int64_t end, int thread) {
+          void* scratch = static_cast<char*>(args.scratch) + static_cast<size_t>(thread) * GemmF32ScratchBytes(1);
+          for (int64_t t = begin; t < end; ++t) run_batch(t, scratch, nullptr);
+        });
+      } else {
+        for (int64_t t = 0; t < batches; ++t) run_batch(t, args.scratch, args.pool);
       }
       break;
     }
