@@ -6,12 +6,11 @@
 // interface V (internal linkage), so no copy compiled for one ISA is shared
 // with another path.
 //
-// Compile-time parameters are only those that shape the unrolled register
-// block: the kernel size K, the column stride SW (which input half a tap
-// reads), the rows R and vectors U of the block. The row stride only picks
-// the window rows (a pointer per row and tap), so it is a run-time value, and
-// only the (R, U) blocks that the row loop can reach are instantiated: this
-// keeps each path's file to 2 x 2 row kernels of 6 blocks each.
+// Only the register blocks the row loop can reach are instantiated: blocks
+// of several rows are taken for rows of one vector (4 rows) or two (2 rows)
+// only, so each (kernel size, strides) row kernel has 6 blocks. The row
+// stride stays a template parameter: at stride 1 the blocks of several rows
+// share input rows, which the compiler then loads once.
 #pragma once
 
 #include <cstdint>
@@ -77,10 +76,10 @@ inline void FillRow(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, 
 }
 
 // R output rows x U vectors starting at output column x0. win[j] is the
-// slot of input row (first row of the block) + j, for j < (R - 1) * sh + K.
+// slot of input row (first row of the block) + j, for j < (R - 1) * SH + K.
 // `res` (null or laid out as y) is added before the activation.
-template <class V, int K, int SW, int R, int U>
-inline void Block(const float* const* win, int sh, int64_t half, const float* w, typename V::T bias,
+template <class V, int K, int SH, int SW, int R, int U>
+inline void Block(const float* const* win, int64_t half, const float* w, typename V::T bias,
                   const gemm_f32::VectorActivation<V>& act, int64_t x0, int64_t ow, float* y, const float* res,
                   int64_t ldy) {
   using T = typename V::T;
@@ -93,7 +92,7 @@ inline void Block(const float* const* win, int sh, int64_t half, const float* w,
       // Stride 2: tap kw reads the even half (kw even) or odd half at x0 + kw / 2.
       const int64_t off = SW == 1 ? x0 + kw : (kw % 2 == 0 ? 0 : half) + x0 + kw / 2;
       gemm_f32::Unroll<R>([&](auto r) {
-        const float* row = win[r * sh + kh] + off;
+        const float* row = win[r * SH + kh] + off;
         gemm_f32::Unroll<U>([&](auto u) { acc[r][u] = V::MulAdd(wv, V::Load(row + u * kL), acc[r][u]); });
       });
     });
@@ -127,26 +126,26 @@ inline void Block(const float* const* win, int sh, int64_t half, const float* w,
 
 // All columns of R output rows. R > 1 only for rows of one vector (R = 4)
 // or of two (R = 2), so those take a single block.
-template <class V, int K, int SW, int R>
-inline void Rows(const float* const* win, int sh, int64_t half, const float* w, typename V::T bias,
+template <class V, int K, int SH, int SW, int R>
+inline void Rows(const float* const* win, int64_t half, const float* w, typename V::T bias,
                  const gemm_f32::VectorActivation<V>& act, int64_t ow, float* y, const float* res, int64_t ldy) {
   constexpr int kL = V::kLanes;
   if constexpr (R > 1) {
     static_assert(R == 2 || R == 4, "blocks of 4 rows of 1 vector or 2 rows of 2");
-    Block<V, K, SW, R, R == 4 ? 1 : 2>(win, sh, half, w, bias, act, 0, ow, y, res, ldy);
+    Block<V, K, SH, SW, R, R == 4 ? 1 : 2>(win, half, w, bias, act, 0, ow, y, res, ldy);
   } else {
     const int64_t nv = (ow + kL - 1) / kL;
     int64_t v = 0;
-    for (; v + 4 <= nv; v += 4) Block<V, K, SW, 1, 4>(win, sh, half, w, bias, act, v * kL, ow, y, res, ldy);
+    for (; v + 4 <= nv; v += 4) Block<V, K, SH, SW, 1, 4>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
     switch (nv - v) {
       case 3:
-        Block<V, K, SW, 1, 3>(win, sh, half, w, bias, act, v * kL, ow, y, res, ldy);
+        Block<V, K, SH, SW, 1, 3>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
         break;
       case 2:
-        Block<V, K, SW, 1, 2>(win, sh, half, w, bias, act, v * kL, ow, y, res, ldy);
+        Block<V, K, SH, SW, 1, 2>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
         break;
       case 1:
-        Block<V, K, SW, 1, 1>(win, sh, half, w, bias, act, v * kL, ow, y, res, ldy);
+        Block<V, K, SH, SW, 1, 1>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
         break;
       default:
         break;
@@ -154,17 +153,15 @@ inline void Rows(const float* const* win, int sh, int64_t half, const float* w, 
   }
 }
 
-// DepthwiseF32RowsFn for one kernel size and column stride (the row stride
-// is g.stride_h). Scratch: l.ring slots, then a zero slot, then (column
-// stride 2) the staging row.
-template <class V, int K, int SW>
+// DepthwiseF32RowsFn for one kernel size and pair of strides. Scratch:
+// l.ring slots, then a zero slot, then (stride 2) the staging row.
+template <class V, int K, int SH, int SW>
 void PlaneRows(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, const Activation& activation, const float* x,
                const float* w, float bias, const float* residual, float* y, int64_t oh0, int64_t oh1, float* scratch) {
   using T = typename V::T;
   constexpr int kL = V::kLanes;
   constexpr int kMaxRows = 4;
-  constexpr int kWindow = (kMaxRows - 1) * 2 + K;  // input rows of a block at row stride 2
-  const int sh = g.stride_h;
+  constexpr int kWindow = (kMaxRows - 1) * SH + K;
   const float* zero = scratch + l.ring * l.slot;
   float* staging = scratch + (l.ring + 1) * l.slot;
   const gemm_f32::VectorActivation<V> act(activation.none() ? nullptr : &activation);
@@ -175,25 +172,25 @@ void PlaneRows(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, const
   int64_t next = -1;  // next input row to copy into the ring (-1: none yet)
   for (int64_t oh = oh0; oh < oh1;) {
     const int r_n = static_cast<int>(oh1 - oh >= rows_per_block ? rows_per_block : 1);
-    const int64_t first = oh * sh - g.pad_top;  // input row of tap 0 of row oh
-    const int64_t last = first + (r_n - 1) * sh + K - 1;
+    const int64_t first = oh * SH - g.pad_top;  // input row of tap 0 of row oh
+    const int64_t last = first + (r_n - 1) * SH + K - 1;
     const int64_t lo = first < 0 ? 0 : first;
     if (next < lo) next = lo;
     for (; next <= last && next < g.in_h; ++next)
       FillRow<V, SW>(g, l, x, next, scratch + (next % l.ring) * l.slot, staging);
     const float* win[kWindow];
-    for (int j = 0; j < (r_n - 1) * sh + K; ++j) {
+    for (int j = 0; j < (r_n - 1) * SH + K; ++j) {
       const int64_t ih = first + j;
       win[j] = ih >= 0 && ih < g.in_h ? scratch + (ih % l.ring) * l.slot : zero;
     }
     float* out = y + oh * g.out_w;
     const float* res = residual ? residual + oh * g.out_w : nullptr;
     if (r_n == 4) {
-      Rows<V, K, SW, 4>(win, sh, l.half, w, bv, act, g.out_w, out, res, g.out_w);
+      Rows<V, K, SH, SW, 4>(win, l.half, w, bv, act, g.out_w, out, res, g.out_w);
     } else if (r_n == 2) {
-      Rows<V, K, SW, 2>(win, sh, l.half, w, bv, act, g.out_w, out, res, g.out_w);
+      Rows<V, K, SH, SW, 2>(win, l.half, w, bv, act, g.out_w, out, res, g.out_w);
     } else {
-      Rows<V, K, SW, 1>(win, sh, l.half, w, bv, act, g.out_w, out, res, g.out_w);
+      Rows<V, K, SH, SW, 1>(win, l.half, w, bv, act, g.out_w, out, res, g.out_w);
     }
     if (scalar_act) ApplyActivation(activation, out, r_n * g.out_w);
     oh += r_n;
@@ -204,17 +201,20 @@ template <class V>
 void PlaneRowsAny(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, const Activation& act, const float* x,
                   const float* w, float bias, const float* residual, float* y, int64_t oh0, int64_t oh1,
                   float* scratch) {
-  if (g.stride_h != 1 && g.stride_h != 2) return;
-  const int key = g.kernel * 10 + g.stride_w;
+  const int key = g.kernel * 100 + g.stride_h * 10 + g.stride_w;
   switch (key) {
-#define LOOM_DW_CASE(K, SW)                                                     \
-  case K * 10 + SW:                                                             \
-    PlaneRows<V, K, SW>(g, l, act, x, w, bias, residual, y, oh0, oh1, scratch); \
+#define LOOM_DW_CASE(K, SH, SW)                                                     \
+  case K * 100 + SH * 10 + SW:                                                      \
+    PlaneRows<V, K, SH, SW>(g, l, act, x, w, bias, residual, y, oh0, oh1, scratch); \
     return;
-    LOOM_DW_CASE(3, 1)
-    LOOM_DW_CASE(3, 2)
-    LOOM_DW_CASE(5, 1)
-    LOOM_DW_CASE(5, 2)
+    LOOM_DW_CASE(3, 1, 1)
+    LOOM_DW_CASE(3, 1, 2)
+    LOOM_DW_CASE(3, 2, 1)
+    LOOM_DW_CASE(3, 2, 2)
+    LOOM_DW_CASE(5, 1, 1)
+    LOOM_DW_CASE(5, 1, 2)
+    LOOM_DW_CASE(5, 2, 1)
+    LOOM_DW_CASE(5, 2, 2)
 #undef LOOM_DW_CASE
     default:
       return;
