@@ -1,5 +1,5 @@
 # loom_hw_rtl_device: RtlDevice (rtl_device.h), the whole accelerator
-# (hw/rtl/loom_accel_top.sv, pynq_z2) Verilated with FST tracing, on the AXI
+# (hw/rtl/loom_accel_top.sv, pynq_z2) Verilated (FST tracing with LOOM_HW_TRACE), on the AXI
 # DDR model and the AXI-Lite driver; the engine's fpga-rtl backend wraps it.
 #   loom_hw_accel_top_model  the Verilated top (class Vloom_accel_top); its C++
 #                            is compiled without the project's warnings
@@ -11,8 +11,8 @@
 # pynq_z2 build's 12 DSP + 4 LUT rows and computes the same bits (both kinds
 # are checked against each other by hw.systolic_array_n16 / _n4). Set
 # -DLOOM_HW_RTL_DEVICE_VERILATOR_FLAGS to simulate the synthesized mix.
-# TRACE_FST (LOOM_HW_TRACE) costs no measurable speed when no trace is open,
-# and -O2 for the model's C++ instead of the build's -O3 is no faster
+# TRACE_FST (compiled in with -DLOOM_HW_TRACE=ON) costs no measurable speed
+# when no trace is open, only compile time; -O2 for the model's C++ instead of the build's -O3 is no faster
 # (hw/README.md, Simulation speed).
 set(LOOM_HW_RTL_DEVICE_VERILATOR_FLAGS -O3 --x-assign fast --x-initial fast --output-split-cfuncs 5000
     -GDSP_ROWS=16 CACHE STRING "Verilator flags of the RtlDevice model (loom_accel_top)")
@@ -21,9 +21,10 @@ set(LOOM_HW_RTL_DEVICE_VERILATOR_ARGS ${LOOM_HW_RTL_DEVICE_VERILATOR_FLAGS} -Wal
 
 add_library(loom_hw_accel_top_model STATIC)
 loom_hw_forget_stale_verilate(loom_hw_accel_top_model Vloom_accel_top)
-verilate(loom_hw_accel_top_model TRACE_FST SOURCES ${PROJECT_SOURCE_DIR}/hw/rtl/loom_accel_top.sv
+verilate(loom_hw_accel_top_model ${LOOM_HW_TRACE_ARG} SOURCES ${PROJECT_SOURCE_DIR}/hw/rtl/loom_accel_top.sv
          TOP_MODULE loom_accel_top PREFIX Vloom_accel_top VERILATOR_ARGS ${LOOM_HW_RTL_DEVICE_VERILATOR_ARGS})
 loom_hw_use_shared_runtime(loom_hw_accel_top_model)
+target_compile_definitions(loom_hw_accel_top_model PUBLIC LOOM_HW_TRACE_FST=$<BOOL:${LOOM_HW_TRACE}>)
 
 add_library(loom_hw_rtl_device STATIC rtl_device.cc rtl_accel_device.cc)
 target_link_libraries(loom_hw_rtl_device PUBLIC loom_hw_sim loom_fpga_model loom_fpga_devices

@@ -9,7 +9,8 @@
 // (LOOM_HW_TRACE_KEEP=1 keeps every trace); the kept path is printed. So to
 // debug a failing test, run it again with LOOM_HW_TRACE set and open the trace
 // in gtkwave. The top must be Verilated with --trace-fst (hw/sim's models
-// are); without LOOM_HW_TRACE tracing costs nothing.
+// are in a build configured with -DLOOM_HW_TRACE=ON; otherwise no trace is
+// recorded and a note says so); without LOOM_HW_TRACE tracing costs nothing.
 //   ctest -R hw.axi_dma --output-on-failure        # fails
 //   LOOM_HW_TRACE=/tmp/dma.fst ctest -R hw.axi_dma # keeps /tmp/dma.<test>.<n>.fst
 #pragma once

@@ -1,9 +1,11 @@
 // VerilatedSim: runs a Verilated top cycle by cycle with the simulation
 // models attached to it (ClockedComponent), optionally recording an FST
-// trace. Plain C++ (no gtest), so libraries such as RtlDevice use it; the
-// gtest testbenches use VerilatedHarness, which adds the trace policy of a
-// test. The top's clock and active-low synchronous reset are its ports clk
-// and rst_n, or whatever ClockPins names (ApClockPins: ap_clk, ap_rst_n).
+// trace (when the build compiles tracing in: CMake option LOOM_HW_TRACE,
+// which defines LOOM_HW_TRACE_FST=1 for the users of the traced models;
+// otherwise a requested trace is skipped with a note on stderr). Plain C++ (no gtest), so libraries such as RtlDevice
+// use it; the gtest testbenches use VerilatedHarness, which adds the trace policy of a test. The top's clock and
+// active-low synchronous reset are its ports clk and rst_n, or whatever ClockPins names (ApClockPins: ap_clk,
+// ap_rst_n).
 //
 // A cycle (ClockedComponent describes the phases): clock low, eval, every
 // component's Sample(), clock high, eval, every component's Drive(). Inputs
@@ -19,7 +21,9 @@
 
 #include "hw/sim/clocked_component.h"
 #include "verilated.h"
+#if LOOM_HW_TRACE_FST
 #include "verilated_fst_c.h"
+#endif
 
 namespace loom {
 namespace hw_sim {
@@ -66,6 +70,7 @@ class VerilatedSim {
   // must be Verilated with --trace-fst otherwise).
   explicit VerilatedSim(const std::string& trace_path = "")
       : context_(std::make_unique<VerilatedContext>()), trace_path_(trace_path) {
+#if LOOM_HW_TRACE_FST
     if (!trace_path_.empty()) context_->traceEverOn(true);
     top_ = std::make_unique<Top>(context_.get(), "top");
     if (!trace_path_.empty()) {
@@ -73,6 +78,15 @@ class VerilatedSim {
       top_->trace(trace_.get(), 99);
       trace_->open(trace_path_.c_str());
     }
+#else
+    top_ = std::make_unique<Top>(context_.get(), "top");
+    if (!trace_path_.empty()) {
+      static bool noted = false;
+      if (!noted) std::fprintf(stderr, "hw trace: not recorded, configure with -DLOOM_HW_TRACE=ON to trace\n");
+      noted = true;
+      trace_path_.clear();
+    }
+#endif
   }
 
   ~VerilatedSim() {
@@ -85,7 +99,13 @@ class VerilatedSim {
 
   Top& top() { return *top_; }
   uint64_t cycle() const { return cycle_; }
-  bool tracing() const { return trace_ != nullptr; }
+  bool tracing() const {
+#if LOOM_HW_TRACE_FST
+    return trace_ != nullptr;
+#else
+    return false;
+#endif
+  }
   const std::string& trace_path() const { return trace_path_; }
 
   // Components are sampled and driven in the order added; they must outlive
@@ -113,20 +133,30 @@ class VerilatedSim {
 
   // Ends the trace: the file stays if `keep`, else it is deleted.
   void CloseTrace(bool keep) {
+#if LOOM_HW_TRACE_FST
     if (trace_ == nullptr) return;
     trace_->close();
     trace_.reset();
     if (!keep) std::remove(trace_path_.c_str());
+#else
+    (void)keep;
+#endif
   }
 
  private:
   void Dump(uint64_t offset) {
+#if LOOM_HW_TRACE_FST
     if (trace_ != nullptr) trace_->dump(cycle_ * 10 + offset);
+#else
+    (void)offset;
+#endif
   }
 
   std::unique_ptr<VerilatedContext> context_;
   std::unique_ptr<Top> top_;
+#if LOOM_HW_TRACE_FST
   std::unique_ptr<VerilatedFstC> trace_;
+#endif
   std::string trace_path_;
   std::vector<ClockedComponent*> components_;
   uint64_t cycle_ = 0;

@@ -5,6 +5,12 @@
 // other header, and every function here is a template on the path's vector
 // interface V (internal linkage), so no copy compiled for one ISA is shared
 // with another path.
+//
+// Only the register blocks the row loop can reach are instantiated: blocks
+// of several rows are taken for rows of one vector (4 rows) or two (2 rows)
+// only, so each (kernel size, strides) row kernel has 6 blocks. The row
+// stride stays a template parameter: at stride 1 the blocks of several rows
+// share input rows, which the compiler then loads once.
 #pragma once
 
 #include <cstdint>
@@ -118,34 +124,32 @@ inline void Block(const float* const* win, int64_t half, const float* w, typenam
   });
 }
 
-// All columns of R output rows.
+// All columns of R output rows. R > 1 only for rows of one vector (R = 4)
+// or of two (R = 2), so those take a single block.
 template <class V, int K, int SH, int SW, int R>
 inline void Rows(const float* const* win, int64_t half, const float* w, typename V::T bias,
                  const gemm_f32::VectorActivation<V>& act, int64_t ow, float* y, const float* res, int64_t ldy) {
   constexpr int kL = V::kLanes;
-  const int64_t nv = (ow + kL - 1) / kL;
-  if (R > 1) {  // R > 1 only for rows of 1 or 2 vectors
-    if (nv == 1) {
-      Block<V, K, SH, SW, R, 1>(win, half, w, bias, act, 0, ow, y, res, ldy);
-    } else {
-      Block<V, K, SH, SW, R, 2>(win, half, w, bias, act, 0, ow, y, res, ldy);
+  if constexpr (R > 1) {
+    static_assert(R == 2 || R == 4, "blocks of 4 rows of 1 vector or 2 rows of 2");
+    Block<V, K, SH, SW, R, R == 4 ? 1 : 2>(win, half, w, bias, act, 0, ow, y, res, ldy);
+  } else {
+    const int64_t nv = (ow + kL - 1) / kL;
+    int64_t v = 0;
+    for (; v + 4 <= nv; v += 4) Block<V, K, SH, SW, 1, 4>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
+    switch (nv - v) {
+      case 3:
+        Block<V, K, SH, SW, 1, 3>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
+        break;
+      case 2:
+        Block<V, K, SH, SW, 1, 2>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
+        break;
+      case 1:
+        Block<V, K, SH, SW, 1, 1>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
+        break;
+      default:
+        break;
     }
-    return;
-  }
-  int64_t v = 0;
-  for (; v + 4 <= nv; v += 4) Block<V, K, SH, SW, 1, 4>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
-  switch (nv - v) {
-    case 3:
-      Block<V, K, SH, SW, 1, 3>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
-      break;
-    case 2:
-      Block<V, K, SH, SW, 1, 2>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
-      break;
-    case 1:
-      Block<V, K, SH, SW, 1, 1>(win, half, w, bias, act, v * kL, ow, y, res, ldy);
-      break;
-    default:
-      break;
   }
 }
 
@@ -164,7 +168,7 @@ void PlaneRows(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, const
   const bool scalar_act = act.scalar_after_store();
   const T bv = V::Set1(bias);
   const int64_t nv = (g.out_w + kL - 1) / kL;
-  const int rows_per_block = nv == 1 ? 4 : nv == 2 ? 2 : 1;
+  const int rows_per_block = nv == 1 ? 4 : nv == 2 ? 2 : 1;  // Rows' (R, U) blocks rely on it
   int64_t next = -1;  // next input row to copy into the ring (-1: none yet)
   for (int64_t oh = oh0; oh < oh1;) {
     const int r_n = static_cast<int>(oh1 - oh >= rows_per_block ? rows_per_block : 1);
