@@ -2,10 +2,11 @@
 // models attached to it (ClockedComponent), optionally recording an FST
 // trace (when the build compiles tracing in: CMake option LOOM_HW_TRACE,
 // which defines LOOM_HW_TRACE_FST=1 for the users of the traced models;
-// otherwise a requested trace is skipped with a note on stderr). Plain C++ (no gtest), so libraries such as RtlDevice
-// use it; the gtest testbenches use VerilatedHarness, which adds the trace policy of a test. The top's clock and
-// active-low synchronous reset are its ports clk and rst_n, or whatever ClockPins names (ApClockPins: ap_clk,
-// ap_rst_n).
+// otherwise a requested trace is skipped with a note on stderr). Plain C++
+// (no gtest), so libraries such as RtlDevice use it; the gtest testbenches
+// use VerilatedHarness, which adds the trace policy of a test. The top's
+// clock and active-low synchronous reset are its ports clk and rst_n, or
+// whatever ClockPins names (ApClockPins: ap_clk, ap_rst_n).
 //
 // A cycle (ClockedComponent describes the phases): clock low, eval, every
 // component's Sample(), clock high, eval, every component's Drive(). Inputs
