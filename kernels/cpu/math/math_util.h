@@ -101,6 +101,18 @@ template <typename T>
 inline T WrapNeg(T a) {
   return WrapSub(T(0), a);
 }
+// |a|; for signed integers the lowest value maps to itself (wrapping), as
+// ONNX Abs and ReduceL1 compute it in two's complement.
+template <typename T>
+inline T AbsValue(T a) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::fabs(a);
+  } else if constexpr (std::is_signed_v<T>) {
+    return a < 0 ? WrapNeg(a) : a;
+  } else {
+    return a;
+  }
+}
 
 // Converts any arithmetic value to T. Floating -> integer truncates toward
 // zero and saturates at T's range (NaN -> 0), so out-of-range values are

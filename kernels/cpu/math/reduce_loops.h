@@ -56,15 +56,7 @@ struct MeanR : SumBase<T, WideType<T>> {
 
 template <typename T>
 struct L1R : SumBase<T> {
-  static T Map(T x, T) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::fabs(x);
-    } else if constexpr (std::is_signed_v<T>) {
-      return x < 0 ? WrapNeg(x) : x;
-    } else {
-      return x;
-    }
-  }
+  static T Map(T x, T) { return AbsValue(x); }
   static T Finish(T a, int64_t, T) { return a; }
 };
 

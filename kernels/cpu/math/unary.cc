@@ -46,13 +46,7 @@ struct AbsOp {
   explicit AbsOp(const UnaryParams&) {}
   template <typename T>
   T operator()(T x) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::fabs(x);
-    } else if constexpr (std::is_signed_v<T>) {
-      return x < 0 ? WrapNeg(x) : x;
-    } else {
-      return x;
-    }
+    return AbsValue(x);
   }
 };
 
