@@ -84,11 +84,12 @@ void WinogradS8Conv::Prepare(const int8_t* weights, int64_t cin, int64_t cout, i
   padded_h_ = 2 * tiles_h_ + 2;
   padded_w_ = 2 * tiles_w_ + 2;
   row_stride_ = padded_w_ + 16;
-  // Tiles per task: a multiple of 16 whose V block fits the budget, spread evenly.
+  // Tiles per task: as many groups of 16 as the V block budget takes, spread
+  // evenly and rounded up to a multiple of 8 (the GEMMs' half tile), so a
+  // 7x7 tile grid computes 56 tiles, not 64.
   const int64_t fit = std::max<int64_t>(1, kVBlockBytes / (kPoints * cpairs_ * 2 * 2 * 16));
-  const int64_t groups = (tiles_ + 15) / 16;
-  const int64_t blocks = (groups + fit - 1) / fit;
-  block_ = (groups + blocks - 1) / blocks * 16;
+  const int64_t blocks = ((tiles_ + 15) / 16 + fit - 1) / fit;
+  block_ = ((tiles_ + blocks - 1) / blocks + 7) / 8 * 8;
   padded_bytes_ = AlignUp(static_cast<size_t>(cin_ * padded_h_ * row_stride_));
   v_bytes_ = AlignUp(static_cast<size_t>(kPoints * cpairs_ * block_ * 2) * sizeof(int16_t));
   m_bytes_ = AlignUp(static_cast<size_t>(kPoints * kRows * block_) * sizeof(int32_t));

@@ -18,12 +18,13 @@
 //
 // Layout: an image is copied once into a zero-point-bordered buffer whose
 // height and width are those of the tile grid plus 2. Tasks are (block of
-// tiles, a multiple of 16, range of output channels); a task transforms
+// tiles, a multiple of 8, range of output channels); a task transforms
 // its block's tiles into V [16][C/2][tiles][2] (channel pairs interleaved,
 // the layout vpmaddwd reads), then per chunk of output channels runs the 16
 // GEMMs into M [16][rows][tiles] and the output transform, requantize and
 // store. The AVX2 path (conv_winograd_s8_avx2.cc) runs the GEMMs on a
-// 6 x 16 vpmaddwd register tile; the portable one is plain loops.
+// 6 x 16 vpmaddwd register tile (6 x 8 for a block's last 8 tiles); the
+// portable one is plain loops.
 //
 // LOOM_INT8_WINOGRAD=on|off forces the path on or off for every eligible
 // Conv (tests: SetWinogradS8Mode); by default it runs where it measured
@@ -100,7 +101,7 @@ void WinogradS8InputPortable(const WinogradS8Tiles& tiles, int16_t* v);
 // (dy, dx) of a tile at acc[(2 · dy + dx) · tiles], the sums wrapping.
 void WinogradS8OutputPortable(const int32_t* m, int64_t point_stride, int64_t tiles, int32_t* acc);
 // M[p][r][t] = Σ_c U[p][m0 + r][c] · V[p][c][t] for p < 16, r < rows, t < tiles
-// (a multiple of 16), U and V as WinogradS8Conv lays them out; M's rows are
+// (a multiple of 8), U and V as WinogradS8Conv lays them out; M's rows are
 // kWinogradS8Rows apart, its points kWinogradS8Rows · tiles.
 constexpr int kWinogradS8Rows = 24;
 void WinogradS8GemmPortable(const int16_t* u, int64_t cout, int64_t cpairs, int64_t m0, int64_t rows, const int16_t* v,

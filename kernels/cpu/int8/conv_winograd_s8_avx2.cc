@@ -5,10 +5,11 @@
 // and sign-extended to int16, so d[i][j] holds column j of the 8 tiles;
 // B^T d B in 16-bit adds; each point's lanes interleaved into channel pairs
 // (vpermq, vpshufb) and stored, masked for a shorter run.
-// GEMMs: per transform point, a 6-row (or 4-row) x 16-tile register tile of vpmaddwd
-// products of a broadcast weight channel pair with 8 tiles' channel pairs,
-// summed into int32 (exact: |U · V| pair sums stay far below 2^31). Compiled with
-// function-level target attributes only, and called only when the CPU has AVX2.
+// GEMMs: per transform point, a 6-row (or 4-row) x 16-tile register tile (8
+// tiles for the last 8 of a block) of vpmaddwd products of a broadcast weight
+// channel pair with 8 tiles' channel pairs, summed into int32 (exact: |U · V|
+// pair sums stay far below 2^31). Compiled with function-level target
+// attributes only, and called only when the CPU has AVX2.
 #if defined(__x86_64__) || defined(__i386__)
 
 #include <immintrin.h>
@@ -117,7 +118,32 @@ LOOM_AVX2 void WinogradS8OutputAvx2(const int32_t* m, int64_t point_stride, int6
 
 namespace {
 
-// Rows [r0, r0 + R) (the last one repeated past `rows`) of point p's M.
+// Rows [r0, r0 + R) (the last one repeated past `rows`) times 8 · V tiles
+// from t0 of point p's M.
+template <int R, int V>
+LOOM_AVX2 inline void GemmTile(const int32_t* const* ur, int64_t cpairs, int64_t r0, int64_t rows, const int16_t* vp,
+                               int64_t tiles, int64_t t0, int32_t* mp) {
+  __m256i acc[R][V];
+  for (int k = 0; k < R; ++k)
+    for (int v = 0; v < V; ++v) acc[k][v] = _mm256_setzero_si256();
+  const int16_t* vc = vp + t0 * 2;
+  for (int64_t c = 0; c < cpairs; ++c, vc += tiles * 2) {
+    __m256i x[V];
+    for (int v = 0; v < V; ++v) x[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(vc + 16 * v));
+    for (int k = 0; k < R; ++k) {
+      int32_t pair;
+      std::memcpy(&pair, ur[k] + c, sizeof(pair));
+      const __m256i w = _mm256_set1_epi32(pair);
+      for (int v = 0; v < V; ++v) acc[k][v] = _mm256_add_epi32(acc[k][v], _mm256_madd_epi16(w, x[v]));
+    }
+  }
+  for (int k = 0; k < R && r0 + k < rows; ++k)
+    for (int v = 0; v < V; ++v)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(mp + (r0 + k) * tiles + t0 + 8 * v), acc[k][v]);
+}
+
+// Rows [r0, r0 + R) of point p's M: 16 tiles at a time, the last 8 (tiles is
+// a multiple of 8) at half the work.
 template <int R>
 LOOM_AVX2 inline void GemmRows(const int16_t* up, int64_t cpairs, int64_t r0, int64_t rows, const int16_t* vp,
                                int64_t tiles, int32_t* mp) {
@@ -126,27 +152,9 @@ LOOM_AVX2 inline void GemmRows(const int16_t* up, int64_t cpairs, int64_t r0, in
     const int64_t r = r0 + k < rows ? r0 + k : rows - 1;
     ur[k] = reinterpret_cast<const int32_t*>(up + r * cpairs * 2);
   }
-  for (int64_t t0 = 0; t0 < tiles; t0 += 16) {
-    __m256i acc[R][2];
-    for (int k = 0; k < R; ++k) acc[k][0] = acc[k][1] = _mm256_setzero_si256();
-    const int16_t* vc = vp + t0 * 2;
-    for (int64_t c = 0; c < cpairs; ++c, vc += tiles * 2) {
-      const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(vc));
-      const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(vc + 16));
-      for (int k = 0; k < R; ++k) {
-        int32_t pair;
-        std::memcpy(&pair, ur[k] + c, sizeof(pair));
-        const __m256i w = _mm256_set1_epi32(pair);
-        acc[k][0] = _mm256_add_epi32(acc[k][0], _mm256_madd_epi16(w, v0));
-        acc[k][1] = _mm256_add_epi32(acc[k][1], _mm256_madd_epi16(w, v1));
-      }
-    }
-    for (int k = 0; k < R && r0 + k < rows; ++k) {
-      int32_t* out = mp + (r0 + k) * tiles + t0;
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), acc[k][0]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), acc[k][1]);
-    }
-  }
+  int64_t t0 = 0;
+  for (; tiles - t0 >= 16; t0 += 16) GemmTile<R, 2>(ur, cpairs, r0, rows, vp, tiles, t0, mp);
+  if (t0 < tiles) GemmTile<R, 1>(ur, cpairs, r0, rows, vp, tiles, t0, mp);
 }
 
 }  // namespace

@@ -7,8 +7,10 @@
 // gemm_s8_avx2.cc needs 8. The sparse remainder entries of a tile's rows go
 // into the tile the same way (one broadcast, the B quad row of the entry's
 // k-quad) after each slice of kChunk k-quads, then the AVX2 requantizing
-// store with the bias minus the weight offset. Compiled with function-level target attributes only, and
-// called only when the CPU has AVX2.
+// store with the bias minus the weight offset. A last B panel of at most 8
+// columns (a 7x7 output plane's 49th column) takes one B vector per step, half
+// the work. Compiled with function-level target attributes only, and called
+// only when the CPU has AVX2.
 #if defined(__x86_64__) || defined(__i386__)
 
 #include <immintrin.h>
@@ -52,34 +54,43 @@ LOOM_AVX2 inline __m256i QuadMulAdd(__m256i acc, __m256i b, __m256i w) {
       acc, _mm256_madd_epi16(_mm256_maddubs_epi16(b, w), _mm256_load_si256(reinterpret_cast<const __m256i*>(ones))));
 }
 
-// acc (R x 16, row-major) (+)= rows · B panel over kq k-quads, where row r's
-// k-quads start at a[r] + off (its place in its A panel) and are
-// 4 · kGemmS8Mr bytes apart; `add` keeps acc's values.
-template <int R>
+// acc (R x 16, row-major; its first 8 · V columns) (+)= rows · B panel over
+// kq k-quads, where row r's k-quads start at a[r] + off (its place in its A
+// panel) and are 4 · kGemmS8Mr bytes apart; `add` keeps acc's values. V = 1
+// serves a last panel of at most 8 columns at half the work.
+template <int R, int V>
 LOOM_AVX2 inline void MicroKernel(int64_t kq, const int8_t* const* a, int64_t off, const uint8_t* b, bool add,
                                   int32_t* acc) {
-  __m256i c[R][2];
+  __m256i c[R][V];
   __m256i* out = reinterpret_cast<__m256i*>(acc);
 #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-    c[r][0] = add ? _mm256_load_si256(out + 2 * r) : _mm256_setzero_si256();
-    c[r][1] = add ? _mm256_load_si256(out + 2 * r + 1) : _mm256_setzero_si256();
-  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) c[r][v] = add ? _mm256_load_si256(out + 2 * r + v) : _mm256_setzero_si256();
   for (int64_t p = 0; p < kq; ++p, off += 4 * kGemmS8Mr, b += 4 * kGemmS8Nr) {
-    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+    __m256i x[V];
+    for (int v = 0; v < V; ++v) x[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32 * v));
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m256i w = BroadcastQuad(a[r] + off);
-      c[r][0] = QuadMulAdd(c[r][0], b0, w);
-      c[r][1] = QuadMulAdd(c[r][1], b1, w);
+      for (int v = 0; v < V; ++v) c[r][v] = QuadMulAdd(c[r][v], x[v], w);
     }
   }
 #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-    _mm256_store_si256(out + 2 * r, c[r][0]);
-    _mm256_store_si256(out + 2 * r + 1, c[r][1]);
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) _mm256_store_si256(out + 2 * r + v, c[r][v]);
+}
+
+// The micro-kernel for a tile of `size` rows (6, 4 or 2) and `cols` columns.
+LOOM_AVX2 inline void RunMicroKernel(int size, int64_t cols, int64_t kq, const int8_t* const* a, int64_t off,
+                                     const uint8_t* b, bool add, int32_t* acc) {
+  if (cols > 8) {
+    if (size == kTile) return MicroKernel<kTile, 2>(kq, a, off, b, add, acc);
+    if (size == 4) return MicroKernel<4, 2>(kq, a, off, b, add, acc);
+    return MicroKernel<2, 2>(kq, a, off, b, add, acc);
   }
+  if (size == kTile) return MicroKernel<kTile, 1>(kq, a, off, b, add, acc);
+  if (size == 4) return MicroKernel<4, 1>(kq, a, off, b, add, acc);
+  return MicroKernel<2, 1>(kq, a, off, b, add, acc);
 }
 
 // Adds the remainder entries [*next, end) of k-quads below `quad_end` times
@@ -116,22 +127,17 @@ LOOM_AVX2 void GemmU8S8Avx2(const GemmU8S8Block& blk) {
     TileRowPointers(blk.a, a_panel, 4, blk.rows, i, size, a);
     const uint8_t* b = blk.b + (j / kGemmS8Nr) * b_panel;
     const int rows = static_cast<int>(std::min<int64_t>(size, blk.rows - i));
+    const int64_t cols = std::min<int64_t>(kGemmS8Nr, blk.cols - j);
     int64_t next[kTile];
     for (int r = 0; r < rows; ++r) next[r] = blk.row_begin[i + r];
     for (int64_t q0 = 0; q0 == 0 || q0 < blk.kq; q0 += kChunk) {  // once at least (kq may be 0)
       const int64_t quads = std::min(kChunk, blk.kq - q0);
       const uint8_t* bq = b + q0 * 4 * kGemmS8Nr;
-      if (size == kTile) {
-        MicroKernel<kTile>(quads, a, q0 * 4 * kGemmS8Mr, bq, q0 > 0, acc);
-      } else if (size == 4) {
-        MicroKernel<4>(quads, a, q0 * 4 * kGemmS8Mr, bq, q0 > 0, acc);
-      } else {
-        MicroKernel<2>(quads, a, q0 * 4 * kGemmS8Mr, bq, q0 > 0, acc);
-      }
+      RunMicroKernel(size, cols, quads, a, q0 * 4 * kGemmS8Mr, bq, q0 > 0, acc);
       for (int r = 0; r < rows; ++r)
         AddRemainder(blk.remainder, &next[r], blk.row_begin[i + r + 1], q0 + quads, b, acc + r * kGemmS8Nr);
     }
-    StoreU8S8Tile(blk, acc, i, j, rows, static_cast<int>(std::min<int64_t>(kGemmS8Nr, blk.cols - j)), StoreTileAvx2);
+    StoreU8S8Tile(blk, acc, i, j, rows, static_cast<int>(cols), StoreTileAvx2);
     return rows;
   });
 }
