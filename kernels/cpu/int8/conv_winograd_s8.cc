@@ -17,6 +17,7 @@ constexpr int64_t kRows = internal::kWinogradS8Rows;
 constexpr int64_t kVBlockBytes = 96 * 1024;
 
 size_t AlignUp(size_t v) { return (v + 63) / 64 * 64; }
+int64_t RoundUp8(int64_t v) { return (v + 7) / 8 * 8; }
 
 std::atomic<int> g_mode{-1};
 
@@ -85,11 +86,10 @@ void WinogradS8Conv::Prepare(const int8_t* weights, int64_t cin, int64_t cout, i
   padded_w_ = 2 * tiles_w_ + 2;
   row_stride_ = padded_w_ + 16;
   // Tiles per task: as many groups of 16 as the V block budget takes, spread
-  // evenly and rounded up to a multiple of 8 (the GEMMs' half tile), so a
-  // 7x7 tile grid computes 56 tiles, not 64.
+  // evenly and rounded up to a multiple of 8 (the GEMMs' half tile).
   const int64_t fit = std::max<int64_t>(1, kVBlockBytes / (kPoints * cpairs_ * 2 * 2 * 16));
   const int64_t blocks = ((tiles_ + 15) / 16 + fit - 1) / fit;
-  block_ = ((tiles_ + blocks - 1) / blocks + 7) / 8 * 8;
+  block_ = RoundUp8((tiles_ + blocks - 1) / blocks);
   padded_bytes_ = AlignUp(static_cast<size_t>(cin_ * padded_h_ * row_stride_));
   v_bytes_ = AlignUp(static_cast<size_t>(kPoints * cpairs_ * block_ * 2) * sizeof(int16_t));
   m_bytes_ = AlignUp(static_cast<size_t>(kPoints * kRows * block_) * sizeof(int32_t));
@@ -174,21 +174,22 @@ void WinogradS8Conv::TransformInput(const int8_t* padded, int64_t t0, int16_t* v
 // divided by 4, requantized with the bias, stored where inside the output.
 void WinogradS8Conv::OutputRows(const int32_t* m, int64_t m0, int64_t rows, int64_t t0, const int32_t* bias,
                                 int32_t* acc, int8_t* out, int8_t* y) const {
-  const int64_t count = std::min(block_, tiles_ - t0), point_stride = kRows * block_;
+  const int64_t count = std::min(block_, tiles_ - t0), count8 = RoundUp8(count), point_stride = kRows * block_;
   const bool avx2 = UseAvx2();
   for (int64_t r = 0; r < rows; ++r) {
 #if defined(__x86_64__) || defined(__i386__)
     if (avx2) {
-      internal::WinogradS8OutputAvx2(m + r * block_, point_stride, block_, acc);
+      internal::WinogradS8OutputAvx2(m + r * block_, point_stride, block_, count8, acc);
     } else {
-      internal::WinogradS8OutputPortable(m + r * block_, point_stride, block_, acc);
+      internal::WinogradS8OutputPortable(m + r * block_, point_stride, block_, count8, acc);
     }
 #else
     (void)avx2;
-    internal::WinogradS8OutputPortable(m + r * block_, point_stride, block_, acc);
+    internal::WinogradS8OutputPortable(m + r * block_, point_stride, block_, count8, acc);
 #endif
     const int64_t channel = m0 + r;
-    RequantizeRow(*steps_, channel, acc, bias[channel], 4 * block_, out);
+    for (int i = 0; i < 4; ++i)
+      RequantizeRow(*steps_, channel, acc + i * block_, bias[channel], count8, out + i * block_);
     // Each run of tiles along a tile row fills two output rows (less a
     // right or bottom edge of an odd output plane).
     int8_t* yc = y + channel * out_h_ * out_w_;
@@ -243,17 +244,19 @@ void WinogradS8Conv::Run(const int8_t* x, const int32_t* bias, int8_t* y, void* 
         TransformInput(padded, t0, s.v);
         transformed = b;
       }
+      // The last block computes its tiles only (to a multiple of 8).
+      const int64_t count8 = RoundUp8(std::min(block_, tiles_ - t0));
       for (int64_t m0 = r_begin; m0 < r_end; m0 += kRows) {
         const int64_t rows = std::min(kRows, r_end - m0);
 #if defined(__x86_64__) || defined(__i386__)
         if (avx2) {
-          internal::WinogradS8GemmAvx2(u_.data(), cout_, cpairs_, m0, rows, s.v, block_, s.m);
+          internal::WinogradS8GemmAvx2(u_.data(), cout_, cpairs_, m0, rows, s.v, block_, count8, s.m);
         } else {
-          internal::WinogradS8GemmPortable(u_.data(), cout_, cpairs_, m0, rows, s.v, block_, s.m);
+          internal::WinogradS8GemmPortable(u_.data(), cout_, cpairs_, m0, rows, s.v, block_, count8, s.m);
         }
 #else
         (void)avx2;
-        internal::WinogradS8GemmPortable(u_.data(), cout_, cpairs_, m0, rows, s.v, block_, s.m);
+        internal::WinogradS8GemmPortable(u_.data(), cout_, cpairs_, m0, rows, s.v, block_, count8, s.m);
 #endif
         OutputRows(s.m, m0, rows, t0, bias, s.acc, s.out, y);
       }
@@ -298,8 +301,8 @@ void WinogradS8InputPortable(const WinogradS8Tiles& tiles, int16_t* v) {
   }
 }
 
-void WinogradS8OutputPortable(const int32_t* m, int64_t point_stride, int64_t tiles, int32_t* acc) {
-  for (int64_t t = 0; t < tiles; ++t) {
+void WinogradS8OutputPortable(const int32_t* m, int64_t point_stride, int64_t stride, int64_t count, int32_t* acc) {
+  for (int64_t t = 0; t < count; ++t) {
     uint32_t s[4][2];  // A^T M
     for (int j = 0; j < 4; ++j) {
       const uint32_t a = U32(m[j * point_stride + t]), b = U32(m[(4 + j) * point_stride + t]);
@@ -308,24 +311,24 @@ void WinogradS8OutputPortable(const int32_t* m, int64_t point_stride, int64_t ti
       s[j][1] = b - c - d;
     }
     for (int i = 0; i < 2; ++i) {
-      acc[2 * i * tiles + t] = static_cast<int32_t>(s[0][i] + s[1][i] + s[2][i]) >> 2;
-      acc[(2 * i + 1) * tiles + t] = static_cast<int32_t>(s[1][i] - s[2][i] - s[3][i]) >> 2;
+      acc[2 * i * stride + t] = static_cast<int32_t>(s[0][i] + s[1][i] + s[2][i]) >> 2;
+      acc[(2 * i + 1) * stride + t] = static_cast<int32_t>(s[1][i] - s[2][i] - s[3][i]) >> 2;
     }
   }
 }
 
 void WinogradS8GemmPortable(const int16_t* u, int64_t cout, int64_t cpairs, int64_t m0, int64_t rows, const int16_t* v,
-                            int64_t tiles, int32_t* m) {
+                            int64_t stride, int64_t count, int32_t* m) {
   for (int p = 0; p < kPoints; ++p) {
-    const int16_t* vp = v + p * cpairs * tiles * 2;
+    const int16_t* vp = v + p * cpairs * stride * 2;
     for (int64_t r = 0; r < rows; ++r) {
       const int16_t* ur = u + ((p * cout + m0 + r) * cpairs) * 2;
-      int32_t* out = m + (p * kRows + r) * tiles;
-      for (int64_t t = 0; t < tiles; ++t) out[t] = 0;
+      int32_t* out = m + (p * kRows + r) * stride;
+      for (int64_t t = 0; t < count; ++t) out[t] = 0;
       for (int64_t c = 0; c < cpairs; ++c) {
         const int32_t u0 = ur[2 * c], u1 = ur[2 * c + 1];
-        const int16_t* vc = vp + c * tiles * 2;
-        for (int64_t t = 0; t < tiles; ++t) out[t] += u0 * vc[2 * t] + u1 * vc[2 * t + 1];
+        const int16_t* vc = vp + c * stride * 2;
+        for (int64_t t = 0; t < count; ++t) out[t] += u0 * vc[2 * t] + u1 * vc[2 * t + 1];
       }
     }
   }

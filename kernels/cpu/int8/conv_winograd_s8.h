@@ -96,21 +96,23 @@ struct WinogradS8Tiles {
   int64_t plane = 0, row_stride = 0, cin = 0, cpairs = 0, tiles_w = 0, t0 = 0, count = 0, block = 0;
 };
 void WinogradS8InputPortable(const WinogradS8Tiles& tiles, int16_t* v);
-// One output channel's A^T M A / 4 of `tiles` tiles (a multiple of 8) from
-// m (point p at m + p · point_stride) into acc [4][tiles], position
-// (dy, dx) of a tile at acc[(2 · dy + dx) · tiles], the sums wrapping.
-void WinogradS8OutputPortable(const int32_t* m, int64_t point_stride, int64_t tiles, int32_t* acc);
-// M[p][r][t] = Σ_c U[p][m0 + r][c] · V[p][c][t] for p < 16, r < rows, t < tiles
-// (a multiple of 8), U and V as WinogradS8Conv lays them out; M's rows are
-// kWinogradS8Rows apart, its points kWinogradS8Rows · tiles.
+// One output channel's A^T M A / 4 of the first `count` (a multiple of 8) of
+// a block of `stride` tiles from m (point p at m + p · point_stride) into acc
+// [4][stride], position (dy, dx) of a tile at acc[(2 · dy + dx) · stride],
+// the sums wrapping.
+void WinogradS8OutputPortable(const int32_t* m, int64_t point_stride, int64_t stride, int64_t count, int32_t* acc);
+// M[p][r][t] = Σ_c U[p][m0 + r][c] · V[p][c][t] for p < 16, r < rows, t <
+// count (a multiple of 8) of a block of `stride` tiles, U and V as
+// WinogradS8Conv lays them out; M's rows are `stride` apart, its points
+// kWinogradS8Rows · stride.
 constexpr int kWinogradS8Rows = 24;
 void WinogradS8GemmPortable(const int16_t* u, int64_t cout, int64_t cpairs, int64_t m0, int64_t rows, const int16_t* v,
-                            int64_t tiles, int32_t* m);
+                            int64_t stride, int64_t count, int32_t* m);
 #if defined(__x86_64__) || defined(__i386__)
 void WinogradS8GemmAvx2(const int16_t* u, int64_t cout, int64_t cpairs, int64_t m0, int64_t rows, const int16_t* v,
-                        int64_t tiles, int32_t* m);
+                        int64_t stride, int64_t count, int32_t* m);
 void WinogradS8InputAvx2(const WinogradS8Tiles& tiles, int16_t* v);
-void WinogradS8OutputAvx2(const int32_t* m, int64_t point_stride, int64_t tiles, int32_t* acc);
+void WinogradS8OutputAvx2(const int32_t* m, int64_t point_stride, int64_t stride, int64_t count, int32_t* acc);
 #endif
 }  // namespace internal
 

@@ -96,8 +96,9 @@ LOOM_AVX2 void WinogradS8InputAvx2(const WinogradS8Tiles& tiles, int16_t* v) {
   }
 }
 
-LOOM_AVX2 void WinogradS8OutputAvx2(const int32_t* m, int64_t point_stride, int64_t tiles, int32_t* acc) {
-  for (int64_t t = 0; t < tiles; t += 8) {
+LOOM_AVX2 void WinogradS8OutputAvx2(const int32_t* m, int64_t point_stride, int64_t stride, int64_t count,
+                                    int32_t* acc) {
+  for (int64_t t = 0; t < count; t += 8) {
     __m256i s[4][2];  // A^T M
     for (int j = 0; j < 4; ++j) {
       const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m + j * point_stride + t));
@@ -110,8 +111,8 @@ LOOM_AVX2 void WinogradS8OutputAvx2(const int32_t* m, int64_t point_stride, int6
     for (int i = 0; i < 2; ++i) {
       const __m256i y0 = _mm256_add_epi32(_mm256_add_epi32(s[0][i], s[1][i]), s[2][i]);
       const __m256i y1 = _mm256_sub_epi32(_mm256_sub_epi32(s[1][i], s[2][i]), s[3][i]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + 2 * i * tiles + t), _mm256_srai_epi32(y0, 2));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + (2 * i + 1) * tiles + t), _mm256_srai_epi32(y1, 2));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + 2 * i * stride + t), _mm256_srai_epi32(y0, 2));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + (2 * i + 1) * stride + t), _mm256_srai_epi32(y1, 2));
     }
   }
 }
@@ -119,15 +120,15 @@ LOOM_AVX2 void WinogradS8OutputAvx2(const int32_t* m, int64_t point_stride, int6
 namespace {
 
 // Rows [r0, r0 + R) (the last one repeated past `rows`) times 8 · V tiles
-// from t0 of point p's M.
+// from t0 of point p's M (V's and M's rows `stride` tiles apart).
 template <int R, int V>
 LOOM_AVX2 inline void GemmTile(const int32_t* const* ur, int64_t cpairs, int64_t r0, int64_t rows, const int16_t* vp,
-                               int64_t tiles, int64_t t0, int32_t* mp) {
+                               int64_t stride, int64_t t0, int32_t* mp) {
   __m256i acc[R][V];
   for (int k = 0; k < R; ++k)
     for (int v = 0; v < V; ++v) acc[k][v] = _mm256_setzero_si256();
   const int16_t* vc = vp + t0 * 2;
-  for (int64_t c = 0; c < cpairs; ++c, vc += tiles * 2) {
+  for (int64_t c = 0; c < cpairs; ++c, vc += stride * 2) {
     __m256i x[V];
     for (int v = 0; v < V; ++v) x[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(vc + 16 * v));
     for (int k = 0; k < R; ++k) {
@@ -139,35 +140,35 @@ LOOM_AVX2 inline void GemmTile(const int32_t* const* ur, int64_t cpairs, int64_t
   }
   for (int k = 0; k < R && r0 + k < rows; ++k)
     for (int v = 0; v < V; ++v)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(mp + (r0 + k) * tiles + t0 + 8 * v), acc[k][v]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(mp + (r0 + k) * stride + t0 + 8 * v), acc[k][v]);
 }
 
-// Rows [r0, r0 + R) of point p's M: 16 tiles at a time, the last 8 (tiles is
-// a multiple of 8) at half the work.
+// Rows [r0, r0 + R) of point p's M over its first `count` tiles (a multiple
+// of 8): 16 tiles at a time, the last 8 at half the work.
 template <int R>
 LOOM_AVX2 inline void GemmRows(const int16_t* up, int64_t cpairs, int64_t r0, int64_t rows, const int16_t* vp,
-                               int64_t tiles, int32_t* mp) {
+                               int64_t stride, int64_t count, int32_t* mp) {
   const int32_t* ur[R];
   for (int k = 0; k < R; ++k) {
     const int64_t r = r0 + k < rows ? r0 + k : rows - 1;
     ur[k] = reinterpret_cast<const int32_t*>(up + r * cpairs * 2);
   }
   int64_t t0 = 0;
-  for (; tiles - t0 >= 16; t0 += 16) GemmTile<R, 2>(ur, cpairs, r0, rows, vp, tiles, t0, mp);
-  if (t0 < tiles) GemmTile<R, 1>(ur, cpairs, r0, rows, vp, tiles, t0, mp);
+  for (; count - t0 >= 16; t0 += 16) GemmTile<R, 2>(ur, cpairs, r0, rows, vp, stride, t0, mp);
+  if (t0 < count) GemmTile<R, 1>(ur, cpairs, r0, rows, vp, stride, t0, mp);
 }
 
 }  // namespace
 
 LOOM_AVX2 void WinogradS8GemmAvx2(const int16_t* u, int64_t cout, int64_t cpairs, int64_t m0, int64_t rows,
-                                  const int16_t* v, int64_t tiles, int32_t* m) {
+                                  const int16_t* v, int64_t stride, int64_t count, int32_t* m) {
   for (int p = 0; p < 16; ++p) {
     const int16_t* up = u + (p * cout + m0) * cpairs * 2;
-    const int16_t* vp = v + p * cpairs * tiles * 2;
-    int32_t* mp = m + p * kWinogradS8Rows * tiles;
+    const int16_t* vp = v + p * cpairs * stride * 2;
+    int32_t* mp = m + p * kWinogradS8Rows * stride;
     int64_t r0 = 0;
-    for (; rows - r0 > 4; r0 += 6) GemmRows<6>(up, cpairs, r0, rows, vp, tiles, mp);
-    for (; r0 < rows; r0 += 4) GemmRows<4>(up, cpairs, r0, rows, vp, tiles, mp);
+    for (; rows - r0 > 4; r0 += 6) GemmRows<6>(up, cpairs, r0, rows, vp, stride, count, mp);
+    for (; r0 < rows; r0 += 4) GemmRows<4>(up, cpairs, r0, rows, vp, stride, count, mp);
   }
 }
 
