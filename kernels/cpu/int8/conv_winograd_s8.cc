@@ -140,7 +140,7 @@ size_t WinogradS8Conv::ScratchBytes(int num_threads) const {
 }
 
 // V [16][cpairs][block][2] of tiles [t0, t0 + block_): the tiles, then
-// zeros past the last tile and the last channel.
+// zeros past the last tile (to a multiple of 8) and the last channel.
 void WinogradS8Conv::TransformInput(const int8_t* padded, int64_t t0, int16_t* v) const {
   internal::WinogradS8Tiles tiles;
   tiles.padded = padded;
@@ -161,13 +161,20 @@ void WinogradS8Conv::TransformInput(const int8_t* padded, int64_t t0, int16_t* v
 #else
   internal::WinogradS8InputPortable(tiles, v);
 #endif
-  for (int p = 0; p < kPoints; ++p)
-    for (int64_t cp = 0; cp < cpairs_; ++cp) {
-      int16_t* row = v + (p * cpairs_ + cp) * block_ * 2;
-      std::memset(row + tiles.count * 2, 0, static_cast<size_t>((block_ - tiles.count) * 2) * sizeof(int16_t));
-      if (cin_ % 2 == 1 && cp == cpairs_ - 1)
-        for (int64_t t = 0; t < tiles.count; ++t) row[2 * t + 1] = 0;
+  // Zeros: past the last tile up to the multiple of 8 the GEMMs read, and
+  // the missing odd channel.
+  const int64_t count8 = RoundUp8(tiles.count);
+  for (int p = 0; p < kPoints; ++p) {
+    if (count8 > tiles.count)
+      for (int64_t cp = 0; cp < cpairs_; ++cp) {
+        int16_t* row = v + (p * cpairs_ + cp) * block_ * 2;
+        std::memset(row + tiles.count * 2, 0, static_cast<size_t>((count8 - tiles.count) * 2) * sizeof(int16_t));
+      }
+    if (cin_ % 2 == 1) {
+      int16_t* row = v + (p * cpairs_ + cpairs_ - 1) * block_ * 2;
+      for (int64_t t = 0; t < tiles.count; ++t) row[2 * t + 1] = 0;
     }
+  }
 }
 
 // Output channels [m0, m0 + rows) of tiles [t0, t0 + block_) from M: A^T M A,
