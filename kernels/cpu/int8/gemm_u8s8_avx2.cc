@@ -7,10 +7,12 @@
 // gemm_s8_avx2.cc needs 8. The sparse remainder entries of a tile's rows go
 // into the tile the same way (one broadcast, the B quad row of the entry's
 // k-quad) after each slice of kChunk k-quads, then the AVX2 requantizing
-// store with the bias minus the weight offset. A last B panel of at most 8
-// columns (a 7x7 output plane's 49th column) takes one B vector per step, half
-// the work. Compiled with function-level target attributes only, and called
-// only when the CPU has AVX2.
+// store with the bias minus the weight offset. A last B panel of 5 to 8
+// columns takes one B vector per step, half the work; one of at most 4 (a 7x7
+// output plane's 49th column) runs with the operands' roles swapped
+// (NarrowPanel), at a sixteenth of the work per column. Compiled with
+// function-level target attributes only, and called only when the CPU has
+// AVX2.
 #if defined(__x86_64__) || defined(__i386__)
 
 #include <immintrin.h>
@@ -113,6 +115,91 @@ LOOM_AVX2 inline void AddRemainder(const QuadRemainder* entries, int64_t* next, 
   *next = e;
 }
 
+// A last B panel of at most 4 columns (49 = 3 · 16 + 1 for a 7x7 output
+// plane): the operands swap roles. Each k-quad step loads 8 rows' quads of A
+// (two A panels) as one vector, broadcasts each column's B quad and
+// accumulates acc[c][v] = rows 8v.. of column c, so a column costs 1/16 of a
+// full panel. Rows [i, i + 8 · V) of the block; A panels past its rows read
+// as zeros.
+template <int V, int NC>
+LOOM_AVX2 void NarrowRows(const GemmU8S8Block& blk, int64_t i, const uint8_t* b, int32_t* tile) {
+  const int64_t a_panel = 4 * kGemmS8Mr * blk.kq, panels = (blk.rows + kGemmS8Mr - 1) / kGemmS8Mr;
+  const int8_t* pa[2 * V];
+  bool present[2 * V];
+  for (int h = 0; h < 2 * V; ++h) {
+    const int64_t panel = i / kGemmS8Mr + h;
+    present[h] = panel < panels;
+    pa[h] = blk.a + (present[h] ? panel : 0) * a_panel;
+  }
+  __m256i c[NC][V];
+  for (int n = 0; n < NC; ++n)
+    for (int v = 0; v < V; ++v) c[n][v] = _mm256_setzero_si256();
+  for (int64_t q = 0; q < blk.kq; ++q) {
+    __m256i w[V];
+    for (int v = 0; v < V; ++v) {
+      const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pa[2 * v] + q * 4 * kGemmS8Mr));
+      const __m128i hi = present[2 * v + 1]
+                             ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(pa[2 * v + 1] + q * 4 * kGemmS8Mr))
+                             : _mm_setzero_si128();
+      w[v] = _mm256_inserti128_si256(_mm256_castsi128_si256(present[2 * v] ? lo : _mm_setzero_si128()), hi, 1);
+    }
+    const uint8_t* bq = b + q * 4 * kGemmS8Nr;
+    for (int n = 0; n < NC; ++n) {
+      const __m256i x = BroadcastQuad(reinterpret_cast<const int8_t*>(bq + 4 * n));
+      for (int v = 0; v < V; ++v) c[n][v] = QuadMulAdd(c[n][v], x, w[v]);
+    }
+  }
+  alignas(32) int32_t lanes[8];
+  for (int n = 0; n < NC; ++n)
+    for (int v = 0; v < V; ++v) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), c[n][v]);
+      for (int l = 0; l < 8; ++l) tile[(8 * v + l) * kGemmS8Nr + n] = lanes[l];
+    }
+}
+
+// The narrow last panel (columns j.. of `cols` <= 4) of the whole block:
+// groups of up to 16 rows, their remainder entries, stores of up to 8 rows.
+LOOM_AVX2 void NarrowPanel(const GemmU8S8Block& blk, int64_t j, int64_t cols, const uint8_t* b) {
+  alignas(64) int32_t tile[16 * kGemmS8Nr];
+  for (int64_t i = 0; i < blk.rows; i += 16) {
+    const int rows = static_cast<int>(std::min<int64_t>(16, blk.rows - i));
+    const bool two = rows > 8;
+    switch (cols * 2 + (two ? 1 : 0)) {
+      case 2:
+        NarrowRows<1, 1>(blk, i, b, tile);
+        break;
+      case 3:
+        NarrowRows<2, 1>(blk, i, b, tile);
+        break;
+      case 4:
+        NarrowRows<1, 2>(blk, i, b, tile);
+        break;
+      case 5:
+        NarrowRows<2, 2>(blk, i, b, tile);
+        break;
+      case 6:
+        NarrowRows<1, 3>(blk, i, b, tile);
+        break;
+      case 7:
+        NarrowRows<2, 3>(blk, i, b, tile);
+        break;
+      case 8:
+        NarrowRows<1, 4>(blk, i, b, tile);
+        break;
+      default:
+        NarrowRows<2, 4>(blk, i, b, tile);
+        break;
+    }
+    for (int r = 0; r < rows; ++r) {
+      int64_t next = blk.row_begin[i + r];
+      AddRemainder(blk.remainder, &next, blk.row_begin[i + r + 1], blk.kq, b, tile + r * kGemmS8Nr);
+    }
+    for (int r0 = 0; r0 < rows; r0 += kMaxStoreRows)
+      StoreU8S8Tile(blk, tile + r0 * kGemmS8Nr, i + r0, j, std::min(kMaxStoreRows, rows - r0), static_cast<int>(cols),
+                    StoreTileAvx2);
+  }
+}
+
 }  // namespace
 
 // Tiles of 6 rows (12 accumulators, 2 B vectors, a broadcast and the
@@ -122,7 +209,12 @@ LOOM_AVX2 inline void AddRemainder(const QuadRemainder* entries, int64_t* next, 
 LOOM_AVX2 void GemmU8S8Avx2(const GemmU8S8Block& blk) {
   alignas(64) int32_t acc[kTile * kGemmS8Nr];
   const int64_t a_panel = 4 * kGemmS8Mr * blk.kq, b_panel = 4 * kGemmS8Nr * blk.kq;
-  ForEachTile(blk.rows, blk.cols, b_panel, [&](int64_t i, int64_t j, int size) {
+  const int64_t narrow = blk.cols % kGemmS8Nr <= 4 ? blk.cols % kGemmS8Nr : 0;  // the last panel's, if narrow
+  if (narrow > 0) {
+    const int64_t j = blk.cols - narrow;
+    NarrowPanel(blk, j, narrow, blk.b + (j / kGemmS8Nr) * b_panel);
+  }
+  ForEachTile(blk.rows, blk.cols - narrow, b_panel, [&](int64_t i, int64_t j, int size) {
     const int8_t* a[kTile];
     TileRowPointers(blk.a, a_panel, 4, blk.rows, i, size, a);
     const uint8_t* b = blk.b + (j / kGemmS8Nr) * b_panel;
