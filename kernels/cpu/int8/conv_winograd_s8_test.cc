@@ -68,15 +68,15 @@ void ExpectSame(const WinoCase& c, const LinearQuant& q, const std::vector<int8_
 
 TEST(Int8WinogradTest, MatchesGemmPathOnRandomShapes) {
   std::mt19937 gen(7);
-  // The last two have several tile blocks, the last one shorter: 49 tiles in
-  // blocks of 32 (the last 17, computed as 24); 36 in blocks of 16 (the last
-  // 4, computed as 8).
+  // The last two have several tile blocks (with the 256 KiB V budget), the
+  // last one shorter: 49 tiles in blocks of 32 (the last 17, computed as 24);
+  // 36 in blocks of 16 (the last 4, computed as 8).
   const WinoCase cases[] = {
       {1, 3, 9, 11, 8, {1, 1, 1, 1}},     {2, 5, 10, 7, 6, {0, 0, 0, 0}},  {1, 17, 13, 12, 9, {1, 1, 1, 1}},
       {1, 40, 6, 7, 70, {1, 1, 1, 1}},    {1, 1, 5, 5, 1, {1, 0, 0, 1}},   {1, 33, 15, 17, 21, {0, 1, 1, 0}},
       {1, 64, 9, 9, 64, {1, 1, 1, 1}},    {1, 16, 3, 3, 16, {0, 0, 0, 0}}, {2, 24, 20, 19, 40, {1, 1, 1, 1}},
-      {1, 130, 7, 7, 132, {1, 1, 1, 1}},  {1, 8, 30, 31, 5, {1, 1, 1, 1}}, {1, 96, 14, 14, 40, {1, 1, 1, 1}},
-      {1, 200, 12, 12, 20, {1, 1, 1, 1}},
+      {1, 130, 7, 7, 132, {1, 1, 1, 1}},  {1, 8, 30, 31, 5, {1, 1, 1, 1}}, {1, 180, 14, 14, 40, {1, 1, 1, 1}},
+      {1, 260, 12, 12, 20, {1, 1, 1, 1}},
   };
   Clamp relu;
   relu.kind = Clamp::kRelu;
