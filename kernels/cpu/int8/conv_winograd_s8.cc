@@ -199,8 +199,12 @@ void WinogradS8Conv::OutputRows(const int32_t* m, int64_t m0, int64_t rows, int6
     internal::WinogradS8OutputPortable(m + r * block_, point_stride, block_, count8, acc);
 #endif
     const int64_t channel = m0 + r;
-    for (int i = 0; i < 4; ++i)
-      RequantizeRow(*steps_, channel, acc + i * block_, bias[channel], count8, out + i * block_);
+    if (count8 == block_) {
+      RequantizeRow(*steps_, channel, acc, bias[channel], 4 * block_, out);
+    } else {
+      for (int i = 0; i < 4; ++i)
+        RequantizeRow(*steps_, channel, acc + i * block_, bias[channel], count8, out + i * block_);
+    }
     // Each run of tiles along a tile row fills two output rows (less a
     // right or bottom edge of an odd output plane).
     int8_t* yc = y + channel * out_h_ * out_w_;
