@@ -19,7 +19,9 @@
 // data-dependent rounding, so for outputs of kPairTableMin elements or more
 // Prepare tabulates the op for all 256 × 256 input pairs (64 KiB, made with
 // the functions above, hence the same integers) and Run is one lookup per
-// element; smaller outputs compute each element.
+// element; smaller outputs compute each element. On AVX2 CPUs runs in which
+// both inputs are contiguous (same shapes) evaluate requantize.h's
+// arithmetic in vector lanes instead (add_mul_avx2.h), 32 elements a step.
 #include <cstdint>
 #include <memory>
 #include <string>

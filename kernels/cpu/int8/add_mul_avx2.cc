@@ -8,7 +8,6 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cstring>
 
 #include "kernels/cpu/int8/requantize_avx2.h"
