@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/int8/gemm_s8.h"
 #include "kernels/cpu/testing/kernel_tester.h"
 
 namespace loom {
@@ -85,6 +86,30 @@ inline float RandomScale(std::mt19937* gen) {
   return std::uniform_real_distribution<float>(0.002f, 0.2f)(*gen);
 }
 inline int64_t RandomZeroPoint(std::mt19937* gen) { return std::uniform_int_distribution<int>(-128, 127)(*gen); }
+
+// Runs f(path name) once per int8 code path this CPU has: the portable one,
+// then the AVX2 one (UseInt8Avx2) where available; the selection is restored.
+template <typename F>
+void ForEachInt8Path(F f) {
+  const GemmS8Impl saved = ActiveGemmS8Impl();
+  SetGemmS8Impl(GemmS8Impl::kPortable);
+  f("portable");
+  if (SetGemmS8Impl(GemmS8Impl::kAvx2)) f("avx2");
+  SetGemmS8Impl(saved);
+}
+
+// An int8 tensor of random values in which about one value in eight is -128
+// and one in eight 127.
+inline TestTensor RandomQWithExtremes(Shape shape, float scale, int64_t zero_point, std::mt19937* gen) {
+  std::vector<int8_t> v = RandomInt8(NumElements(shape), gen);
+  std::uniform_int_distribution<int> pick(0, 7);
+  for (int8_t& x : v) {
+    const int p = pick(*gen);
+    if (p == 0) x = -128;
+    if (p == 1) x = 127;
+  }
+  return Q(std::move(shape), v, scale, zero_point);
+}
 
 }  // namespace test
 }  // namespace int8

@@ -19,13 +19,17 @@
 // data-dependent rounding, so for outputs of kPairTableMin elements or more
 // Prepare tabulates the op for all 256 × 256 input pairs (64 KiB, made with
 // the functions above, hence the same integers) and Run is one lookup per
-// element; smaller outputs compute each element.
+// element; smaller outputs compute each element. On AVX2 CPUs runs in which
+// both inputs are contiguous (same shapes) evaluate requantize.h's
+// arithmetic in vector lanes instead (add_mul_avx2.h), 32 elements a step.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/common/kernel_checks.h"
+#include "kernels/cpu/int8/add_mul_avx2.h"
+#include "kernels/cpu/int8/gemm_s8.h"
 #include "kernels/cpu/int8/tensor_quant.h"
 #include "kernels/cpu/math/broadcast.h"
 
@@ -114,7 +118,15 @@ class BinaryInt8Kernel final : public Kernel {
             requant::MultiplyByQuantizedMultiplier((q - p.b_zero_point) * (1 << requant::kAddLeftShift), p.b);
       }
       add_op_.output = p.output;
+      vector_ = MakeAddTerms(p);
+      output_steps_.Build({p.output});
     }
+    if (mul_) {
+      vector_ = true;
+      output_steps_.Build({mul_op_.stage});
+    }
+    const requant::Range& r = mul_ ? mul_op_.stage.range : add_op_.output.range;
+    vector_ = vector_ && r.min <= r.max;
     pair_table_.clear();
     if (plan_.size() >= kPairTableMin) {
       if (mul_) {
@@ -127,12 +139,13 @@ class BinaryInt8Kernel final : public Kernel {
   }
 
   Status Run(const KernelArgs& args) const override {
+    const bool vector = vector_ && UseInt8Avx2();
     if (!pair_table_.empty()) {
-      RunOp(PairTableOp{pair_table_.data()}, args);
+      RunOp(PairTableOp{pair_table_.data()}, args, vector);
     } else if (mul_) {
-      RunOp(mul_op_, args);
+      RunOp(mul_op_, args, vector);
     } else {
-      RunOp(add_op_, args);
+      RunOp(add_op_, args, vector);
     }
     return Status::Ok();
   }
@@ -145,14 +158,41 @@ class BinaryInt8Kernel final : public Kernel {
       for (int qb = -128; qb <= 127; ++qb) pair_table_[(qa + 128) * 256 + (qb + 128)] = static_cast<int8_t>(op(qa, qb));
   }
 
+  // The vector path's add terms (add_mul_avx2.h) of `p`; false, leaving it
+  // unused, when they do not reproduce ScaleAddInput for every input or the
+  // output stage shifts left.
+  bool MakeAddTerms(const requant::AddParams& p) {
+    if (p.output.m.shift > 0) return false;
+    if (!internal::MakeAddTerm(p.a_zero_point, p.a, &term_a_) || !internal::MakeAddTerm(p.b_zero_point, p.b, &term_b_))
+      return false;
+    for (int q = -128; q <= 127; ++q)
+      if (internal::EvalAddTerm(q, term_a_) != requant::ScaleAddInput(q, p.a_zero_point, p.a) ||
+          internal::EvalAddTerm(q, term_b_) != requant::ScaleAddInput(q, p.b_zero_point, p.b))
+        return false;
+    return true;
+  }
+
   template <typename Op>
-  void RunOp(const Op& op, const KernelArgs& args) const {
+  void RunOp(const Op& op, const KernelArgs& args, bool vector) const {
     const int8_t* a = args.in<int8_t>(0);
     const int8_t* b = args.in<int8_t>(1);
     int8_t* y = args.out<int8_t>(0);
     const int step_a = plan_.step(0), step_b = plan_.step(1);
     ParallelFor(args.pool, plan_.size(), kElementwiseGrain, [&](int64_t begin, int64_t end, int) {
       plan_.ForRange(begin, end, [&](int64_t out, const int64_t* in, int64_t n) {
+#if defined(__x86_64__) || defined(__i386__)
+        if (vector && step_a && step_b) {
+          if (mul_) {
+            internal::MulAvx2(mul_op_.a_zero_point, mul_op_.b_zero_point, output_steps_, a + in[0], b + in[1], y + out,
+                              n);
+          } else {
+            internal::AddAvx2(term_a_, term_b_, output_steps_, a + in[0], b + in[1], y + out, n);
+          }
+          return;
+        }
+#else
+        (void)vector;
+#endif
         RunSpan(op, a + in[0], step_a, b + in[1], step_b, y + out, n);
       });
     });
@@ -162,6 +202,9 @@ class BinaryInt8Kernel final : public Kernel {
   AddOp add_op_{};
   MulOp mul_op_;
   std::vector<int8_t> pair_table_;  // large outputs: the op for every input pair
+  bool vector_ = false;             // the AVX2 path may run (add_mul_avx2.h)
+  internal::AddTerm term_a_, term_b_;
+  OutputSteps output_steps_;  // the output stage, for the vector path
   math::BroadcastPlan plan_;
 };
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -7,6 +8,7 @@
 
 #include "kernels/common/requantize.h"
 #include "kernels/cpu/int8/act_test_util.h"
+#include "kernels/cpu/int8/add_mul_avx2.h"
 
 namespace loom {
 namespace int8 {
@@ -112,6 +114,77 @@ TEST(Int8AddTest, FusedReluAndClipNarrowTheRange) {
       }
     }
   }
+}
+
+// The vector path's decomposition of an input term (add_mul_avx2.h) against
+// ScaleAddInput, for every input value and zero point, on multipliers of
+// ratios over (0, 0.5] (the ratios MakeAddParams makes) and the edges.
+TEST(Int8AddTest, AddTermMatchesScaleAddInputExhaustively) {
+  std::mt19937 gen(5);
+  std::vector<double> ratios = {0.5, 0.25, 0.4999999, 0.2500001, 1e-3, 1e-6, 1e-9, 1e-12};
+  std::uniform_real_distribution<double> log_ratio(-20.0, std::log2(0.5));
+  for (int i = 0; i < 40; ++i) ratios.push_back(std::exp2(log_ratio(gen)));
+  for (double ratio : ratios) {
+    requant::Multiplier m;
+    ASSERT_TRUE(requant::QuantizeMultiplier(ratio, &m).ok());
+    for (int32_t zp = -128; zp <= 127; ++zp) {
+      internal::AddTerm term;
+      ASSERT_TRUE(internal::MakeAddTerm(zp, m, &term)) << ratio;
+      for (int32_t q = -128; q <= 127; ++q)
+        ASSERT_EQ(internal::EvalAddTerm(q, term), requant::ScaleAddInput(q, zp, m))
+            << "ratio " << ratio << " zero point " << zp << " q " << q;
+    }
+  }
+  internal::AddTerm term;
+  EXPECT_FALSE(internal::MakeAddTerm(0, requant::Multiplier{1 << 30, 1}, &term));  // shifts left: not covered
+}
+
+// Same-shape operands (the residual Add) of lengths around the vector steps,
+// with extreme values and zero points, scales of every ratio and fused
+// activations, on every path this CPU has.
+TEST(Int8AddTest, SameShapeMatchesNaiveOnEveryPath) {
+  struct Params {
+    float sa, sb, sy;
+    int64_t za, zb, zy;
+  };
+  const Params fixed[] = {
+      {0.05f, 0.05f, 0.05f, 0, 0, 0},          // equal scales: both terms plain shifts
+      {0.05f, 0.02f, 0.07f, -128, 127, -128},  // extreme zero points
+      {1e-3f, 1.f, 0.5f, 127, -128, 127},      // the smaller input far below
+      {0.1f, 0.1f, 1e-7f, 3, -3, 0},           // output stage shifting left: not the vector path
+      {0.02f, 0.03f, 10.f, -7, 9, 100},        // everything rounds to the zero point
+  };
+  const int64_t lengths[] = {1, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100, 999, 8191, 8197};
+  ForEachInt8Path([&](const char* path) {
+    std::mt19937 gen(4);
+    for (int64_t n : lengths) {
+      for (int trial = 0; trial < 8; ++trial) {
+        Params p = {RandomScale(&gen),     RandomScale(&gen),     RandomScale(&gen),
+                    RandomZeroPoint(&gen), RandomZeroPoint(&gen), RandomZeroPoint(&gen)};
+        if (trial < 5) p = fixed[trial];
+        const Shape shape = trial % 2 ? Shape{n} : Shape{1, 1, 1, n};
+        Attributes attrs;
+        float lo = -kInf, hi = kInf;
+        if (trial % 3 == 1) {
+          attrs.SetString("loom.activation", "Relu");
+          lo = 0.f;
+        } else if (trial % 3 == 2) {
+          lo = -20.f * p.sy, hi = 30.f * p.sy;
+          attrs.SetString("loom.activation", "Clip");
+          attrs.SetFloat("loom.activation_min", lo);
+          attrs.SetFloat("loom.activation_max", hi);
+        }
+        const TestTensor a = RandomQWithExtremes(shape, p.sa, p.za, &gen);
+        const TestTensor b = RandomQWithExtremes(shape, p.sb, p.zb, &gen);
+        for (int threads : {1, 2}) {
+          std::vector<int8_t> y;
+          ASSERT_TRUE(RunInt8("Add", attrs, {a, b}, shape, p.sy, p.zy, &y, 17, threads).ok());
+          ASSERT_EQ(y, NaiveAdd(a, b, shape, p.sy, p.zy, lo, hi))
+              << path << " n " << n << " trial " << trial << " threads " << threads;
+        }
+      }
+    }
+  });
 }
 
 TEST(Int8AddTest, RefusesWhatIsNotPerTensorInt8) {

@@ -28,14 +28,6 @@ std::atomic<int> g_mode{-1};
 // An int32 as uint32, for the output transform's wrapping sums.
 inline uint32_t U32(int32_t v) { return static_cast<uint32_t>(v); }
 
-bool UseAvx2() {
-#if defined(__x86_64__) || defined(__i386__)
-  return ActiveGemmS8Impl() != GemmS8Impl::kPortable;  // every other implementation implies AVX2
-#else
-  return false;
-#endif
-}
-
 }  // namespace
 
 WinogradS8Mode ActiveWinogradS8Mode() {
@@ -157,7 +149,7 @@ void WinogradS8Conv::TransformInput(const int8_t* padded, int64_t t0, int16_t* v
   tiles.count = std::min(block_, tiles_ - t0);
   tiles.block = block_;
 #if defined(__x86_64__) || defined(__i386__)
-  if (UseAvx2()) {
+  if (UseInt8Avx2()) {
     internal::WinogradS8InputAvx2(tiles, v);
   } else {
     internal::WinogradS8InputPortable(tiles, v);
@@ -186,7 +178,7 @@ void WinogradS8Conv::TransformInput(const int8_t* padded, int64_t t0, int16_t* v
 void WinogradS8Conv::OutputRows(const int32_t* m, int64_t m0, int64_t rows, int64_t t0, const int32_t* bias,
                                 int32_t* acc, int8_t* out, int8_t* y) const {
   const int64_t count = std::min(block_, tiles_ - t0), count8 = RoundUp8(count), point_stride = kRows * block_;
-  const bool avx2 = UseAvx2();
+  const bool avx2 = UseInt8Avx2();
   for (int64_t r = 0; r < rows; ++r) {
 #if defined(__x86_64__) || defined(__i386__)
     if (avx2) {
@@ -240,7 +232,7 @@ void WinogradS8Conv::Run(const int8_t* x, const int32_t* bias, int8_t* y, void* 
       std::memcpy(dst + pad_left_, x + (c * in_h_ + ih) * in_w_, static_cast<size_t>(w));
     }
   });
-  const bool avx2 = UseAvx2();
+  const bool avx2 = UseInt8Avx2();
   const int64_t blocks = (tiles_ + block_ - 1) / block_;
   const int threads = pool ? pool->NumThreads() : 1;
   const int64_t row_groups = (cout_ + 3) / 4;

@@ -266,6 +266,14 @@ const char* GemmS8ImplName(GemmS8Impl impl) {
   return "?";
 }
 
+bool UseInt8Avx2() {
+#if defined(__x86_64__) || defined(__i386__)
+  return ActiveGemmS8Impl() != GemmS8Impl::kPortable;
+#else
+  return false;
+#endif
+}
+
 void RequantizeRow(const OutputSteps& steps, int64_t channel, const int32_t* acc, int32_t bias, int64_t n, int8_t* y) {
 #if defined(__x86_64__) || defined(__i386__)
   const GemmS8Impl impl = ActiveGemmS8Impl();

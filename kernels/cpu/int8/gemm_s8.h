@@ -132,5 +132,11 @@ bool SetGemmS8Impl(GemmS8Impl impl);
 GemmS8Impl ActiveGemmS8Impl();
 const char* GemmS8ImplName(GemmS8Impl impl);
 
+// Whether the int8 kernels outside the GEMM core (Winograd Conv, Add, Mul,
+// MaxPool) take their AVX2 paths: on x86 for every implementation but
+// kPortable (each of the others implies AVX2), so SetGemmS8Impl(kPortable)
+// or LOOM_INT8_GEMM=portable selects the portable paths everywhere.
+bool UseInt8Avx2();
+
 }  // namespace int8
 }  // namespace loom

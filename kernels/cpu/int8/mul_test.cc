@@ -96,6 +96,44 @@ TEST(Int8MulTest, FusedRelu) {
   EXPECT_EQ(y, NaiveMul(a, b, {2, 3, 40}, 0.5f, -20, 0.f, kInf));
 }
 
+// Same-shape operands of lengths around the vector steps, with extreme values
+// and zero points, output scales that shift left and right, and fused
+// activations, on every path this CPU has.
+TEST(Int8MulTest, SameShapeMatchesNaiveOnEveryPath) {
+  const int64_t lengths[] = {1, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100, 999, 8191, 8197};
+  ForEachInt8Path([&](const char* path) {
+    std::mt19937 gen(14);
+    for (int64_t n : lengths) {
+      for (int trial = 0; trial < 6; ++trial) {
+        float sa = RandomScale(&gen), sb = RandomScale(&gen), sy = RandomScale(&gen);
+        int64_t za = RandomZeroPoint(&gen), zb = RandomZeroPoint(&gen), zy = RandomZeroPoint(&gen);
+        if (trial == 0) za = -128, zb = 127, zy = -128;
+        if (trial == 1) sy = sa * sb * 64.f;    // the product's range spread over int8
+        if (trial == 2) sy = sa * sb / 1000.f;  // a stage shifting left, saturating
+        if (trial == 3) sy = sa * sb * 1e6f;    // everything rounds to the zero point
+        Attributes attrs;
+        float lo = -kInf, hi = kInf;
+        if (trial == 4) {
+          attrs.SetString("loom.activation", "Relu");
+          lo = 0.f;
+        } else if (trial == 5) {
+          lo = -10.f * sy, hi = 50.f * sy;
+          attrs.SetString("loom.activation", "Clip");
+          attrs.SetFloat("loom.activation_min", lo);
+          attrs.SetFloat("loom.activation_max", hi);
+        }
+        const TestTensor a = RandomQWithExtremes({n}, sa, za, &gen), b = RandomQWithExtremes({n}, sb, zb, &gen);
+        for (int threads : {1, 2}) {
+          std::vector<int8_t> y;
+          ASSERT_TRUE(RunInt8("Mul", attrs, {a, b}, {n}, sy, zy, &y, 17, threads).ok());
+          ASSERT_EQ(y, NaiveMul(a, b, {n}, sy, zy, lo, hi))
+              << path << " n " << n << " trial " << trial << " threads " << threads;
+        }
+      }
+    }
+  });
+}
+
 TEST(Int8MulTest, RefusesWhatIsNotPerTensorInt8) {
   const TestTensor a = Q({2, 3}, std::vector<int8_t>(6, 1), 0.1f, 0);
   std::vector<int8_t> y;

@@ -10,6 +10,10 @@
 //                      dequantization, so X and Y must have equal parameters
 //                      (else Unsupported). The Indices output is Unsupported.
 //                      A window without a tap inside the input gives -128.
+//                      Each output row reduces its (d, h) taps to one row
+//                      first; on AVX2 CPUs, for w strides 1 and 2, that row
+//                      sits in a buffer bordered by -128 and its windows are
+//                      reduced 32 outputs at a time (max_pool_avx2.h).
 //   AveragePool        acc = Σ (q − x_zp) over the taps inside the input (a
 //                      padded position is a real 0 and adds nothing), divided
 //                      by ONNX's count: with count_include_pad the taps inside
@@ -36,6 +40,8 @@
 
 #include "kernels/common/attribute_readers.h"
 #include "kernels/common/kernel_checks.h"
+#include "kernels/cpu/int8/gemm_s8.h"
+#include "kernels/cpu/int8/max_pool_avx2.h"
 #include "kernels/cpu/int8/tensor_quant.h"
 #include "kernels/cpu/nn/conv_geometry.h"
 
@@ -49,6 +55,8 @@ constexpr int64_t kMaxWindow = std::numeric_limits<int32_t>::max() / 255;
 // Widest input row MaxPool reduces through its per-row buffer (wider rows
 // take the direct loop).
 constexpr int64_t kRowMaxWidth = 4096;
+// The AVX2 path's row buffer: -128, the reduced row from offset pad_begin[2], -128.
+constexpr int64_t kRowBufferBytes = 2 * kRowMaxWidth;
 
 // The output stage dividing an accumulator of x-scaled values by `count`.
 Status MakeAverageStage(const KernelSetup& setup, const ActQuant& x, const ActQuant& y, int64_t count,
@@ -94,6 +102,8 @@ class PoolKernel final : public Kernel {
   bool average_;
   nn::WindowGeometry g_;
   int64_t full_begin_ = 0, full_end_ = 0;  // output w positions whose window lies inside the row
+  bool vector_rows_ = false;               // MaxPool rows fit the AVX2 path (max_pool_avx2.h)
+  int64_t row_buffer_span_ = 0;            // the bytes of its row buffer in use
   int64_t planes_ = 0;  // N * C
   int32_t x_zero_point_ = 0;
   // Per axis, per output index: taps inside the input are [lo, hi).
@@ -157,6 +167,10 @@ Status PoolKernel::Prepare(const KernelSetup& setup) {
   while (full_end_ < g_.out[2] && full(full_end_)) ++full_end_;
   stages_.clear();
   stage_of_.clear();
+  row_buffer_span_ = std::max(g_.pad_begin[2] + g_.in[2],
+                              internal::WindowMaxSpan(g_.out[2], g_.stride[2], g_.kernel[2], g_.dilation[2]));
+  vector_rows_ = (g_.stride[2] == 1 || g_.stride[2] == 2) && g_.in[2] <= kRowMaxWidth &&
+                 row_buffer_span_ <= kRowBufferBytes && g_.kernel[0] * g_.kernel[1] <= internal::kMaxPoolRowTaps;
   if (!average_) return Status::Ok();
   std::map<int64_t, int32_t> stage_of_count;
   stage_of_.reserve(static_cast<size_t>(g_.OutSize()));
@@ -182,11 +196,14 @@ void PoolKernel::RunMax(const KernelArgs& args) const {
   const int8_t* x = args.in<int8_t>(0);
   int8_t* y = args.out<int8_t>(0);
   const int64_t in_size = g_.InSize(), out_size = g_.OutSize();
+  const bool vector = vector_rows_ && UseInt8Avx2();
   ParallelFor(args.pool, planes_, 1, [&](int64_t begin, int64_t end, int) {
     // The max over an output row's (d, h) taps of each input column, formed
     // row by row with element-wise maxima (which vectorize), then the
     // (short) max over its w taps per output position.
-    int8_t row_max[kRowMaxWidth];
+    alignas(32) int8_t row_buffer[kRowBufferBytes];
+    int8_t* row_max = row_buffer;
+    if (vector) std::fill(row_buffer, row_buffer + row_buffer_span_, static_cast<int8_t>(-128));
     for (int64_t plane = begin; plane < end; ++plane) {
       const int8_t* in = x + plane * in_size;
       int8_t* out = y + plane * out_size;
@@ -196,6 +213,20 @@ void PoolKernel::RunMax(const KernelArgs& args) const {
           const int64_t sd = od * g_.stride[0] - g_.pad_begin[0], sh = oh * g_.stride[1] - g_.pad_begin[1];
           const int64_t width = g_.in[2];
           if (width <= kRowMaxWidth) {
+#if defined(__x86_64__) || defined(__i386__)
+            if (vector) {
+              const int8_t* rows[internal::kMaxPoolRowTaps];
+              int count = 0;
+              for (int64_t kd = lo_[0][od]; kd < hi_[0][od]; ++kd)
+                for (int64_t kh = lo_[1][oh]; kh < hi_[1][oh]; ++kh)
+                  rows[count++] = in + ((sd + kd * g_.dilation[0]) * g_.in[1] + sh + kh * g_.dilation[1]) * width;
+              internal::MaxPoolRowAvx2(rows, count, width, row_buffer, g_.pad_begin[2], g_.out[2],
+                                       static_cast<int>(g_.stride[2]), static_cast<int>(g_.kernel[2]),
+                                       static_cast<int>(g_.dilation[2]), out + o);
+              o += g_.out[2];
+              continue;
+            }
+#endif
             std::fill(row_max, row_max + width, static_cast<int8_t>(-128));
             for (int64_t kd = lo_[0][od]; kd < hi_[0][od]; ++kd) {
               const int64_t id = sd + kd * g_.dilation[0];

@@ -201,6 +201,43 @@ TEST(Int8MaxPoolTest, MatchesNaiveAndTheFloatKernel) {
   }
 }
 
+// Random 1-D, 2-D and 3-D windows (w strides 1 and 2 take the AVX2 row path,
+// 3 the loops), odd widths around the 32-output steps, pads, dilations and
+// ceil_mode, values with many -128 and 127, on every path this CPU has.
+TEST(Int8MaxPoolTest, RandomWindowsMatchNaiveOnEveryPath) {
+  ForEachInt8Path([&](const char* path) {
+    std::mt19937 gen(22);
+    auto uniform = [&gen](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); };
+    for (int trial = 0; trial < 300; ++trial) {
+      const int rank = trial % 10 == 0 ? 1 : trial % 10 == 1 ? 3 : 2;
+      Shape x = {uniform(1, 2), uniform(1, 3)};
+      std::vector<int64_t> kernel, strides, pads(2 * rank), dilations;
+      for (int a = 0; a < rank; ++a) {
+        const bool w = a == rank - 1;
+        kernel.push_back(uniform(1, w ? 5 : 3));
+        strides.push_back(w ? (trial % 7 == 0 ? 3 : uniform(1, 2)) : uniform(1, 3));
+        dilations.push_back(uniform(1, 4) == 1 ? 2 : 1);
+        const int64_t extent = (kernel[a] - 1) * dilations[a] + 1;
+        pads[a] = uniform(0, kernel[a] - 1);
+        pads[a + rank] = uniform(0, kernel[a] - 1);
+        const int64_t min_in = std::max<int64_t>(1, extent - pads[a] - pads[a + rank]);
+        x.push_back(w ? std::max(min_in, uniform(1, 140)) : std::max(min_in, uniform(1, 9)));
+      }
+      const PoolCase c = P(x, kernel, strides, pads, dilations, uniform(0, 1));
+      const float s = RandomScale(&gen);
+      const int64_t z = RandomZeroPoint(&gen);
+      const TestTensor xq = RandomQWithExtremes(c.x, s, z, &gen);
+      const std::vector<int8_t> expected = NaiveMaxPool(c, xq.As<int8_t>());
+      std::vector<int8_t> y;
+      ASSERT_TRUE(RunInt8("MaxPool", PoolAttrs(c), {xq}, OutShape(c), s, z, &y, 17, 1 + trial % 2).ok())
+          << path << " " << ShapeToString(c.x);
+      ASSERT_EQ(y, expected) << path << " trial " << trial << " " << ShapeToString(c.x) << " kernel "
+                             << ShapeToString(kernel) << " strides " << ShapeToString(strides) << " pads "
+                             << ShapeToString(pads) << " dilations " << ShapeToString(dilations);
+    }
+  });
+}
+
 TEST(Int8AveragePoolTest, MatchesNaiveBothPadCounts) {
   std::mt19937 gen(22);
   for (const PoolCase& c : kCases) {

@@ -1,14 +1,8 @@
 // The AVX2 epilogue of the GEMM core: requantizes eight int32 accumulators at
-// once by evaluating requantize.h's fixed-point arithmetic itself (the AVX-512
-// epilogue's method, store_tile_avx512.cc, in ymm registers), bit-exact with
-// requant::Requantize, with the stage constants of OutputSteps::fixed_point().
-// AVX2 has 32 x 32 -> 64-bit products of the even lanes only
-// (_mm256_mul_epi32) and no 64-bit arithmetic shift, so the rounding doubling
-// high multiply floor((x · multiplier + 2^30) / 2^31) (the reference's
-// rounding, see store_tile_avx512.cc) takes bits 31..62 of the 64-bit sum:
-// a logical shift right by 31 leaves them in the low half of an even lane,
-// a shift left by 1 in the high half of an odd lane (the result fits int32,
-// so the sign bits above are never needed). No gathers, no tables.
+// once by evaluating requantize.h's fixed-point arithmetic itself
+// (requantize_avx2.h; the AVX-512 epilogue's method, store_tile_avx512.cc, in
+// ymm registers), bit-exact with requant::Requantize, with the stage
+// constants of OutputSteps::fixed_point(). No gathers, no tables.
 // Compiled with function-level target attributes only, and called only when
 // the CPU has AVX2.
 #if defined(__x86_64__) || defined(__i386__)
@@ -21,33 +15,12 @@
 
 #include "kernels/cpu/int8/gemm_s8.h"
 #include "kernels/cpu/int8/gemm_s8_impl.h"
+#include "kernels/cpu/int8/requantize_avx2.h"
 
 namespace loom {
 namespace int8 {
 namespace internal {
 namespace {
-
-#define LOOM_AVX2 __attribute__((target("avx2")))
-
-// The fixed-point constants of eight lanes.
-struct Stage8 {
-  __m256i multiplier, left, sat_hi, sat_lo, right, round_mask, round_half, lo, hi, zero_point;
-};
-
-LOOM_AVX2 inline Stage8 OneChannel(const OutputSteps::FixedPoint& f, int64_t c) {
-  Stage8 s;
-  s.multiplier = _mm256_set1_epi32(f.multiplier[c]);
-  s.left = _mm256_set1_epi32(f.left[c]);
-  s.sat_hi = _mm256_set1_epi32(f.sat_hi[c]);
-  s.sat_lo = _mm256_set1_epi32(f.sat_lo[c]);
-  s.right = _mm256_set1_epi32(f.right[c]);
-  s.round_mask = _mm256_set1_epi32(f.round_mask[c]);
-  s.round_half = _mm256_set1_epi32(f.round_half[c]);
-  s.lo = _mm256_set1_epi32(f.lo[c]);
-  s.hi = _mm256_set1_epi32(f.hi[c]);
-  s.zero_point = _mm256_set1_epi32(f.zero_point[c]);
-  return s;
-}
 
 // The first n (<= 8) lanes of v[c0, c0 + n), the others zero.
 LOOM_AVX2 inline __m256i LoadFirst(const int32_t* v, int n) {
@@ -72,28 +45,6 @@ LOOM_AVX2 inline Stage8 EightChannels(const OutputSteps::FixedPoint& f, int64_t 
   s.hi = LoadFirst(f.hi.data() + c0, n);
   s.zero_point = LoadFirst(f.zero_point.data() + c0, n);
   return s;
-}
-
-// requant::Requantize of eight accumulators (int8 values in int32 lanes).
-LOOM_AVX2 inline __m256i Requantize8(__m256i acc, const Stage8& s) {
-  // acc · 2^left, saturating.
-  __m256i x = _mm256_sllv_epi32(acc, s.left);
-  x = _mm256_blendv_epi8(x, _mm256_set1_epi32(INT32_MAX), _mm256_cmpgt_epi32(acc, s.sat_hi));
-  x = _mm256_blendv_epi8(x, _mm256_set1_epi32(INT32_MIN), _mm256_cmpgt_epi32(s.sat_lo, acc));
-  // floor((x · multiplier + 2^30) / 2^31): bits 31..62 of the 64-bit sums.
-  const __m256i round = _mm256_set1_epi64x(int64_t{1} << 30);
-  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, s.multiplier), round), 31);
-  const __m256i odd = _mm256_slli_epi64(
-      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(s.multiplier, 32)), round), 1);
-  const __m256i high = _mm256_blend_epi32(even, odd, 0xAA);
-  // / 2^right rounded half away from zero: the threshold is one more for a
-  // negative value (subtracting its all-ones sign mask adds 1).
-  const __m256i remainder = _mm256_and_si256(high, s.round_mask);
-  const __m256i threshold = _mm256_sub_epi32(s.round_half, _mm256_srai_epi32(high, 31));
-  __m256i q = _mm256_srav_epi32(high, s.right);
-  q = _mm256_sub_epi32(q, _mm256_cmpgt_epi32(remainder, threshold));
-  // The clamp (relative to the zero point), then the zero point.
-  return _mm256_add_epi32(_mm256_min_epi32(_mm256_max_epi32(q, s.lo), s.hi), s.zero_point);
 }
 
 // Stores the first n (<= 16) int8 values of two vectors of eight lanes
@@ -158,8 +109,6 @@ LOOM_AVX2 void RequantizeRowAvx2(const OutputSteps& steps, int64_t channel, cons
     Store16(lo, hi, m, y + i);
   }
 }
-
-#undef LOOM_AVX2
 
 }  // namespace internal
 }  // namespace int8
