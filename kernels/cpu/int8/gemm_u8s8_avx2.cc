@@ -163,33 +163,12 @@ LOOM_AVX2 void NarrowPanel(const GemmU8S8Block& blk, int64_t j, int64_t cols, co
   alignas(64) int32_t tile[16 * kGemmS8Nr];
   for (int64_t i = 0; i < blk.rows; i += 16) {
     const int rows = static_cast<int>(std::min<int64_t>(16, blk.rows - i));
-    const bool two = rows > 8;
-    switch (cols * 2 + (two ? 1 : 0)) {
-      case 2:
-        NarrowRows<1, 1>(blk, i, b, tile);
-        break;
-      case 3:
-        NarrowRows<2, 1>(blk, i, b, tile);
-        break;
-      case 4:
-        NarrowRows<1, 2>(blk, i, b, tile);
-        break;
-      case 5:
-        NarrowRows<2, 2>(blk, i, b, tile);
-        break;
-      case 6:
-        NarrowRows<1, 3>(blk, i, b, tile);
-        break;
-      case 7:
-        NarrowRows<2, 3>(blk, i, b, tile);
-        break;
-      case 8:
-        NarrowRows<1, 4>(blk, i, b, tile);
-        break;
-      default:
-        NarrowRows<2, 4>(blk, i, b, tile);
-        break;
-    }
+    using RowsFn = void (*)(const GemmU8S8Block&, int64_t, const uint8_t*, int32_t*);
+    static constexpr RowsFn kNarrowRows[4][2] = {{NarrowRows<1, 1>, NarrowRows<2, 1>},
+                                                 {NarrowRows<1, 2>, NarrowRows<2, 2>},
+                                                 {NarrowRows<1, 3>, NarrowRows<2, 3>},
+                                                 {NarrowRows<1, 4>, NarrowRows<2, 4>}};
+    kNarrowRows[cols - 1][rows > 8 ? 1 : 0](blk, i, b, tile);
     for (int r = 0; r < rows; ++r) {
       int64_t next = blk.row_begin[i + r];
       AddRemainder(blk.remainder, &next, blk.row_begin[i + r + 1], blk.kq, b, tile + r * kGemmS8Nr);
