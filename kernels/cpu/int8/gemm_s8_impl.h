@@ -61,6 +61,7 @@ template <typename Tile>
 void ForEachTile(int64_t rows, int64_t cols, int64_t b_panel_bytes, Tile&& tile) {
   constexpr int64_t kL1BPanelBytes = 20 * 1024;
   auto size = [rows](int64_t i) { return rows - i > 4 ? 6 : rows - i > 2 ? 4 : 2; };
+  if (cols <= 0) return;  // (a block of only a narrow panel: no row tile would advance)
   if (b_panel_bytes <= kL1BPanelBytes) {
     for (int64_t j = 0; j < cols; j += kGemmS8Nr)
       for (int64_t i = 0; i < rows;) i += tile(i, j, size(i));
