@@ -127,6 +127,39 @@ def int8_plan(loom, model, work):
     return plan
 
 
+def measure_model(name, loom, zoo, env, threads, with_int8, args):
+    """Checks Loom's outputs against ORT's on one zoo model, then times both,
+    alternating, at each thread count; returns the table rows."""
+    model = ensure_model(zoo, name)
+    rows = []
+    # Plans and outputs (vit_b_16: a 360 MB plan) go when the model is done.
+    with tempfile.TemporaryDirectory(prefix=f"loom_ort_{name}_") as work:
+        plan = os.path.join(work, "fp32.plan")
+        run([loom, "build", model, "-o", plan])
+        input_arg = f"input={os.path.join(zoo, name, 'input.npy')}"
+        run([loom, "run", plan, "--input", input_arg, "-o", os.path.join(work, "loom")])
+        run(["node", os.path.join(ROOT, "bench", "ort", "ort_bench.js"), model, "--input", input_arg, "--iters", "1",
+             "--warmup", "0", "--output-dir", os.path.join(work, "ort")], env=env)
+        error = check_outputs(name, os.path.join(work, "loom"), os.path.join(work, "ort"))
+        plans = [("fp32", plan)] + ([("int8", int8_plan(loom, model, work))] if with_int8 else [])
+        for t in threads:
+            ort_ms, loom_ms = [], {kind: [] for kind, _ in plans}
+            for _ in range(args.rounds):
+                ort_ms.append(ort_time(env, model, input_arg, t, args))
+                for kind, p in plans:
+                    loom_ms[kind].append(loom_time(loom, p, t, args))
+            ort_median = statistics.median(ort_ms)
+            for kind, _ in plans:
+                loom_median = statistics.median(loom_ms[kind])
+                row = {"model": name, "dtype": kind, "threads": t, "loom_ms": loom_median, "ort_ms": ort_median,
+                       "ratio": loom_median / ort_median, "max_rel_error": error if kind == "fp32" else None,
+                       "loom_rounds_ms": loom_ms[kind], "ort_rounds_ms": ort_ms}
+                rows.append(row)
+                print(f"  {name} {kind} {t} thread(s): Loom {loom_median:.2f} ms, ORT fp32 {ort_median:.2f} ms, "
+                      f"Loom/ORT {row['ratio']:.2f}", flush=True)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build")
@@ -151,30 +184,7 @@ def main():
     rows, failures = [], []
     for name in args.models.split(","):
         try:
-            model = ensure_model(zoo, name)
-            work = tempfile.mkdtemp(prefix=f"loom_ort_{name}_")
-            plan = os.path.join(work, "fp32.plan")
-            run([loom, "build", model, "-o", plan])
-            input_arg = f"input={os.path.join(zoo, name, 'input.npy')}"
-            run([loom, "run", plan, "--input", input_arg, "-o", os.path.join(work, "loom")])
-            run(["node", os.path.join(ROOT, "bench", "ort", "ort_bench.js"), model, "--input", input_arg, "--iters",
-                 "1", "--warmup", "0", "--output-dir", os.path.join(work, "ort")], env=env)
-            error = check_outputs(name, os.path.join(work, "loom"), os.path.join(work, "ort"))
-            plans = [("fp32", plan)] + ([("int8", int8_plan(loom, model, work))] if name in int8 else [])
-            for t in threads:
-                ort_ms, loom_ms = [], {kind: [] for kind, _ in plans}
-                for _ in range(args.rounds):
-                    ort_ms.append(ort_time(env, model, input_arg, t, args))
-                    for kind, p in plans:
-                        loom_ms[kind].append(loom_time(loom, p, t, args))
-                ort_median = statistics.median(ort_ms)
-                for kind, _ in plans:
-                    loom_median = statistics.median(loom_ms[kind])
-                    row = {"model": name, "dtype": kind, "threads": t, "loom_ms": loom_median, "ort_ms": ort_median,
-                           "ratio": loom_median / ort_median, "max_rel_error": error if kind == "fp32" else None}
-                    rows.append(row)
-                    print(f"  {name} {kind} {t} thread(s): Loom {loom_median:.2f} ms, ORT fp32 {ort_median:.2f} ms, "
-                          f"Loom/ORT {row['ratio']:.2f}", flush=True)
+            rows += measure_model(name, loom, zoo, env, threads, name in int8, args)
         except Failed as e:
             failures.append(str(e))
             print(f"  FAIL {e}", flush=True)
