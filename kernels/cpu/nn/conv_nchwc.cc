@@ -31,6 +31,7 @@ namespace nn {
 const ConvNchwcIsa* ConvNchwcIsaFor(NchwcIsa isa) {
 #if defined(__x86_64__)
   if (isa == NchwcIsa::kAvx2) return ConvNchwcIsaAvx2();
+  if (isa == NchwcIsa::kAvx512) return ConvNchwcIsaAvx512();
 #endif
   return isa == NchwcIsa::kGeneric ? ConvNchwcIsaGeneric() : nullptr;
 }

@@ -84,6 +84,7 @@ const ConvNchwcIsa* ConvNchwcIsaFor(NchwcIsa isa);
 const ConvNchwcIsa* ConvNchwcIsaGeneric();
 #if defined(__x86_64__)
 const ConvNchwcIsa* ConvNchwcIsaAvx2();
+const ConvNchwcIsa* ConvNchwcIsaAvx512();
 #endif
 
 }  // namespace nn

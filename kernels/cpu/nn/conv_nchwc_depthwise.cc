@@ -66,6 +66,7 @@ std::vector<const DepthwiseNchwcIsa*> SupportedDepthwiseNchwcIsas() {
   std::vector<const DepthwiseNchwcIsa*> isas = {&kGeneric};
 #if defined(__x86_64__)
   if (const DepthwiseNchwcIsa* avx2 = DepthwiseNchwcIsaAvx2()) isas.push_back(avx2);
+  if (const DepthwiseNchwcIsa* avx512 = DepthwiseNchwcIsaAvx512()) isas.push_back(avx512);
 #endif
   return isas;
 }
@@ -74,6 +75,8 @@ const DepthwiseNchwcIsa& ActiveDepthwiseNchwcIsa() {
   static const DepthwiseNchwcIsa& isa = []() -> const DepthwiseNchwcIsa& {
 #if defined(__x86_64__)
     const char* gemm = ActiveGemmF32Isa().name;
+    const DepthwiseNchwcIsa* avx512 = DepthwiseNchwcIsaAvx512();
+    if (avx512 && std::strcmp(gemm, "avx512") == 0) return *avx512;
     const DepthwiseNchwcIsa* avx2 = DepthwiseNchwcIsaAvx2();
     if (avx2 && (std::strcmp(gemm, "avx2") == 0 || std::strcmp(gemm, "avx512") == 0)) return *avx2;
 #endif

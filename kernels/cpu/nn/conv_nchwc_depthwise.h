@@ -64,12 +64,13 @@ using DepthwiseNchwcRowsFn = void (*)(const DepthwiseNchwcGeometry& g, const Dep
                                       const Activation& act, int64_t oh0, int64_t oh1);
 
 struct DepthwiseNchwcIsa {
-  const char* name;  // "generic" or "avx2"
+  const char* name;  // "generic", "avx2" or "avx512"
   DepthwiseNchwcRowsFn rows;
 };
 
-// avx2 when the GEMM's path is avx2 or avx512 (and the CPU has AVX2 and
-// FMA), else generic.
+// avx512 when the GEMM's path is avx512 (and the CPU has AVX-512 F and VL),
+// avx2 when it is avx2 or avx512 (and the CPU has AVX2 and FMA), else
+// generic.
 const DepthwiseNchwcIsa& ActiveDepthwiseNchwcIsa();
 // Every path this CPU runs, generic first (tests run each).
 std::vector<const DepthwiseNchwcIsa*> SupportedDepthwiseNchwcIsas();
@@ -94,6 +95,7 @@ class DepthwiseConvNchwc {
 const DepthwiseNchwcIsa* DepthwiseNchwcIsaGeneric();
 #if defined(__x86_64__)
 const DepthwiseNchwcIsa* DepthwiseNchwcIsaAvx2();
+const DepthwiseNchwcIsa* DepthwiseNchwcIsaAvx512();
 #endif
 
 }  // namespace nn

@@ -17,6 +17,11 @@
 // columns (every tap inside the input row) reads a zero pixel for the columns
 // outside. Windows without such a compile-time form (other widths, column
 // dilation) run CheckedPixel on every pixel.
+//
+// A path may also give a 16-float pair vector V2 (two consecutive pixels of
+// the block, as they lie in memory; with Broadcast8, the 8 weights in both
+// halves): column-stride-1 rows then run their interior columns as PairBlock,
+// U pairs of pixels a tile, and only the edges and the rest as Block.
 #pragma once
 
 #include <algorithm>
@@ -86,6 +91,13 @@ inline void CheckedPixel(const DepthwiseNchwcGeometry& g, const RowArgs& r, type
   StorePixel<V>(r, ow, V::Add(acc0, acc1), epi);
 }
 
+// V is a pair vector (16 lanes: two pixels of one block).
+template <class V>
+constexpr bool kPairs = V::kLanes == 2 * kB;
+// Pairs of pixels per PairBlock: 8 accumulators, up to 7 weights and the
+// input in the 32 AVX-512 registers.
+constexpr int kPairTile = 8;
+
 // The zero pixel an edge block reads for an input column outside the row.
 alignas(64) inline constexpr float kZeroPixel[kB] = {};
 
@@ -121,6 +133,38 @@ inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V:
   gemm_f32::Unroll<U>([&](auto u) { StorePixel<V>(r, ow0 + u, acc[u], epi); });
 }
 
+// 2U output pixels from ow0 (kernel width KW, column stride 1, column
+// dilation 1, every tap inside the input row) on pair vectors: tap kw of pair
+// u reads the 16 floats of input columns ow0 + 2u + kw and the one after, so
+// input column j (from the first) feeds pair u through tap kw = j - 2u.
+template <class V2, int KW, int U, class Epi>
+inline void PairBlock(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V2::T bias, int64_t ow0,
+                      const Epi& epi) {
+  using T = typename V2::T;
+  const int64_t col0 = ow0 - g.pad_left;
+  T acc[U];
+  gemm_f32::Unroll<U>([&](auto u) { acc[u] = bias; });
+  for (int64_t kh = r.kh_lo; kh < r.kh_hi; ++kh) {
+    const float* row = r.x + ((r.ih0 + kh * g.dilation_h) * g.in_w + col0) * kB;
+    const float* wk = r.w + kh * KW * kB;
+    T wv[KW];
+    gemm_f32::Unroll<KW>([&](auto kw) { wv[kw] = V2::Broadcast8(wk + kw * kB); });
+    gemm_f32::Unroll<2 * (U - 1) + KW>([&](auto j) {
+      const T xv = V2::Load(row + j * kB);
+      gemm_f32::Unroll<KW>([&](auto kw) {
+        constexpr int d = decltype(j)::value - decltype(kw)::value;
+        if constexpr (d >= 0 && d % 2 == 0 && d / 2 < U) acc[d / 2] = V2::MulAdd(xv, wv[kw], acc[d / 2]);
+      });
+    });
+  }
+  gemm_f32::Unroll<U>([&](auto u) {
+    const int64_t at = (ow0 + 2 * u) * kB;
+    T v = acc[u];
+    if (r.res) v = V2::Add(v, V2::Load(r.res + at));
+    V2::Store(r.y + at, epi(v));
+  });
+}
+
 // Output pixels [begin, end) in blocks of U, the rest in at most one block
 // each of U / 2, U / 4, ..., 1 (independent, so they overlap in the core as
 // one block would). Blocks outside the interior columns of g are edge blocks.
@@ -142,12 +186,14 @@ inline void Span(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::
 // in registers. The geometry and the activation are copied: the output
 // stores could alias the caller's copies, which would be reloaded after every
 // store.
-template <class V, int U, int KW, int SW, class Epi>
+template <class V, int U, int KW, int SW, class V2, class Epi, class Epi2>
 void PlaneRows(const DepthwiseNchwcGeometry& geometry, const DepthwiseNchwcPlane& p, const Activation& act,
-               const Epi epi, int64_t oh0, int64_t oh1) {
+               const Epi epi, const Epi2 epi2, int64_t oh0, int64_t oh1) {
   using T = typename V::T;
   const DepthwiseNchwcGeometry g = geometry;
   const T bias = p.bias ? V::Load(p.bias) : V::Zero();
+  [[maybe_unused]] typename V2::T bias2{};
+  if constexpr (kPairs<V2>) bias2 = p.bias ? V2::Broadcast8(p.bias) : V2::Zero();
   const bool row_activation =
       act.kind != ActivationKind::kNone && act.kind != ActivationKind::kRelu && act.kind != ActivationKind::kClip;
   for (int64_t oh = oh0; oh < oh1; ++oh) {
@@ -159,7 +205,13 @@ void PlaneRows(const DepthwiseNchwcGeometry& geometry, const DepthwiseNchwcPlane
     r.ih0 = oh * g.stride_h - g.pad_top;
     r.kh_lo = r.ih0 < 0 ? (-r.ih0 + g.dilation_h - 1) / g.dilation_h : 0;
     r.kh_hi = r.ih0 > g.in_h - 1 ? 0 : std::min<int64_t>(g.kernel_h, (g.in_h - 1 - r.ih0) / g.dilation_h + 1);
-    if constexpr (KW > 0) {
+    if constexpr (KW > 0 && SW == 1 && kPairs<V2>) {
+      constexpr int kPixels = 2 * kPairTile;
+      int64_t ow = g.interior_begin;
+      Span<V, KW, SW, U>(g, r, bias, 0, ow, epi);
+      for (; ow + kPixels <= g.interior_end; ow += kPixels) PairBlock<V2, KW, kPairTile>(g, r, bias2, ow, epi2);
+      Span<V, KW, SW, U>(g, r, bias, ow, g.out_w, epi);
+    } else if constexpr (KW > 0) {
       Span<V, KW, SW, U>(g, r, bias, 0, g.out_w, epi);
     } else {
       for (int64_t ow = 0; ow < g.out_w; ++ow) CheckedPixel<V>(g, r, bias, ow, epi);
@@ -169,25 +221,27 @@ void PlaneRows(const DepthwiseNchwcGeometry& geometry, const DepthwiseNchwcPlane
 }
 
 // PlaneRows for the window and activation of `g` and `act`.
-template <class V, int U, int KW, int SW>
+template <class V, int U, int KW, int SW, class V2>
 void PlaneRowsWindow(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, int64_t oh0,
                      int64_t oh1) {
-  if (act.kind == ActivationKind::kRelu) return PlaneRows<V, U, KW, SW>(g, p, act, EpiRelu<V>(), oh0, oh1);
-  return PlaneRows<V, U, KW, SW>(g, p, act, EpiClip<V>(act.kind == ActivationKind::kClip ? act : Activation()), oh0,
-                                 oh1);
+  if (act.kind == ActivationKind::kRelu)
+    return PlaneRows<V, U, KW, SW, V2>(g, p, act, EpiRelu<V>(), EpiRelu<V2>(), oh0, oh1);
+  const Activation clip = act.kind == ActivationKind::kClip ? act : Activation();
+  return PlaneRows<V, U, KW, SW, V2>(g, p, act, EpiClip<V>(clip), EpiClip<V2>(clip), oh0, oh1);
 }
 
 // DepthwiseNchwcRowsFn of a path with U-pixel blocks: kernel widths 3, 5
 // and 7 with column stride 1 or 2 and column dilation 1 unrolled, anything
-// else checked.
-template <class V, int U>
+// else checked; with a pair vector V2 (else V2 = V), the stride-1 interiors
+// in pairs.
+template <class V, int U, class V2 = V>
 void PlaneRowsAny(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, int64_t oh0,
                   int64_t oh1) {
   const int64_t key = g.dilation_w == 1 && (g.stride_w == 1 || g.stride_w == 2) ? g.kernel_w * 10 + g.stride_w : 0;
   switch (key) {
 #define LOOM_DW_NCHWC_CASE(KW, SW) \
   case KW * 10 + SW:               \
-    return PlaneRowsWindow<V, U, KW, SW>(g, p, act, oh0, oh1);
+    return PlaneRowsWindow<V, U, KW, SW, V2>(g, p, act, oh0, oh1);
     LOOM_DW_NCHWC_CASE(3, 1)
     LOOM_DW_NCHWC_CASE(3, 2)
     LOOM_DW_NCHWC_CASE(5, 1)
@@ -196,7 +250,7 @@ void PlaneRowsAny(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p,
     LOOM_DW_NCHWC_CASE(7, 2)
 #undef LOOM_DW_NCHWC_CASE
     default:
-      return PlaneRowsWindow<V, U, 0, 1>(g, p, act, oh0, oh1);
+      return PlaneRowsWindow<V, U, 0, 1, V2>(g, p, act, oh0, oh1);
   }
 }
 

@@ -1,6 +1,12 @@
 // The tiles of loom.ConvNchwc and loom.ConvNchwcStem (conv_nchwc.h), written
 // once over an 8-float vector interface V (nchwc_vector.h) and instantiated
 // by each path's file.
+// A path may also instantiate the two-block tiles over a 16-float "pair"
+// vector (V::kLanes == 16, with LoadPair/StorePair: the low 8 lanes from or
+// to one address, the high 8 from or to another): one accumulator holds one
+// pixel's 16 output channels of both blocks, so the tile spans twice the
+// pixels (kTileOf) at the same register count. Bias is read as 16
+// consecutive channels; weights, residual and output per block, as before.
 // As with the GEMM micro-kernel (gemm_f32_ukernel.h), a path's file includes
 // this header inside its target region after every other header, and every
 // function here is a template on V (internal linkage), so no copy compiled
@@ -37,10 +43,19 @@ LOOM_NCHWC_INLINE void Unroll(F&& f) {
 #define LOOM_NCHWC_LAMBDA __attribute__((always_inline))
 
 constexpr int kB = kNchwcBlock;
-// Output pixels per register tile of NB blocks: 12 accumulators either way
-// (6 pixels x 2 blocks, or 12 pixels of an odd last block).
-template <int NB>
-constexpr int kTile = NB == 2 ? 6 : 12;
+
+// V's vectors hold both blocks of a pair (only the two-block tiles use it).
+template <class V>
+constexpr bool kPairVector = V::kLanes == 2 * kB;
+// Accumulator rows of a tile of NB blocks.
+template <class V, int NB>
+constexpr int kAccRows = kPairVector<V> ? 1 : NB;
+// Output pixels per register tile of NB blocks: 12 accumulators with 8-float
+// vectors (6 pixels x 2 blocks, or 12 pixels of an odd last block), 16 with
+// pair vectors (enough to hide the FMA latency; each FMA's broadcast is a
+// load, so a wider tile would not lift the load-port bound).
+template <class V, int NB>
+constexpr int kTileOf = kPairVector<V> ? 16 : (NB == 2 ? 6 : 12);
 
 // The input outside the image: 8 zero channels.
 alignas(32) inline constexpr float kZeros[kB] = {};
@@ -49,10 +64,15 @@ alignas(32) inline constexpr float kZeros[kB] = {};
 // block: px[j] is pixel j's 8 channels, w0 / w1 the 8 x 8 (ci, co) weights of
 // output blocks 0 / 1 for that input block and tap.
 template <class V, int NP, int NB>
-LOOM_NCHWC_INLINE void Fma8(typename V::T (&acc)[NB][NP], const float* const (&px)[NP], const float* w0,
+LOOM_NCHWC_INLINE void Fma8(typename V::T (&acc)[kAccRows<V, NB>][NP], const float* const (&px)[NP], const float* w0,
                             const float* w1) {
   using T = typename V::T;
   Unroll<kB>([&](auto ci) LOOM_NCHWC_LAMBDA {
+    if constexpr (kPairVector<V>) {
+      const T a = V::LoadPair(w0 + ci * kB, w1 + ci * kB);
+      Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA { acc[0][j] = V::MulAdd(a, V::Set1(px[j][ci]), acc[0][j]); });
+      return;
+    }
     const T a = V::Load(w0 + ci * kB);
     [[maybe_unused]] const T b = NB == 2 ? V::Load(w1 + ci * kB) : a;
     Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
@@ -67,9 +87,18 @@ LOOM_NCHWC_INLINE void Fma8(typename V::T (&acc)[NB][NP], const float* const (&p
 // apart) after adding the bias and the residual (laid out as y) and applying
 // f, the activation.
 template <class V, int NP, int NB, typename F>
-LOOM_NCHWC_INLINE void StoreTileWith(const typename V::T (&acc)[NB][NP], F f, const float* bias, const float* residual,
-                                     float* y, int64_t block_stride) {
+LOOM_NCHWC_INLINE void StoreTileWith(const typename V::T (&acc)[kAccRows<V, NB>][NP], F f, const float* bias,
+                                     const float* residual, float* y, int64_t block_stride) {
   using T = typename V::T;
+  if constexpr (kPairVector<V>) {
+    const T bv = bias ? V::Load(bias) : V::Zero();
+    Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
+      T v = V::Add(acc[0][j], bv);
+      if (residual) v = V::Add(v, V::LoadPair(residual + j * kB, residual + block_stride + j * kB));
+      V::StorePair(y + j * kB, y + block_stride + j * kB, f(v));
+    });
+    return;
+  }
   Unroll<NB>([&](auto b) LOOM_NCHWC_LAMBDA {
     const T bv = bias ? V::Load(bias + b * kB) : V::Zero();
     float* out = y + b * block_stride;
@@ -104,8 +133,8 @@ struct AnyActivation {
 // activation (Sigmoid, Tanh and Swish are the caller's) inline, the other
 // piecewise-linear ones through VectorActivation.
 template <class V, int NP, int NB>
-LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[NB][NP], const VectorActivation<V>& act, const float* bias,
-                                 const float* residual, float* y, int64_t block_stride) {
+LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[kAccRows<V, NB>][NP], const VectorActivation<V>& act,
+                                 const float* bias, const float* residual, float* y, int64_t block_stride) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   switch (act.kind) {
     case ActivationKind::kRelu:
@@ -123,8 +152,9 @@ LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[NB][NP], const Vecto
 }
 
 template <class V, int NP, int NB>
-LOOM_NCHWC_INLINE void ZeroTile(typename V::T (&acc)[NB][NP]) {
-  Unroll<NB>([&](auto b) LOOM_NCHWC_LAMBDA { Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA { acc[b][j] = V::Zero(); }); });
+LOOM_NCHWC_INLINE void ZeroTile(typename V::T (&acc)[kAccRows<V, NB>][NP]) {
+  Unroll<kAccRows<V, NB>>(
+      [&](auto b) LOOM_NCHWC_LAMBDA { Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA { acc[b][j] = V::Zero(); }); });
 }
 
 // Splits [begin, end) into ceil(len / kMax) tiles of nearly equal widths
@@ -155,7 +185,7 @@ inline void WithWidth(int width, F&& f) {
 template <class V, int NP, int NB>
 __attribute__((noinline)) void PointwiseTile(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
                                              const ConvNchwcWork& wk, int64_t p) {
-  typename V::T acc[NB][NP];
+  typename V::T acc[kAccRows<V, NB>][NP];
   ZeroTile<V, NP, NB>(acc);
   const int64_t plane = g.in_h * g.in_w * kB;
   const float* x = wk.x + p * kB;
@@ -172,28 +202,31 @@ __attribute__((noinline)) void PointwiseTile(const ConvNchwcGeometry& g, const V
 
 template <class V, int NB>
 void PointwiseBlocks(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
-  ForEachTile<kTile<NB>>(wk.begin, wk.end, [&](int64_t p, int width) {
-    WithWidth<kTile<NB>>(width, [&](auto np) { PointwiseTile<V, decltype(np)::value, NB>(g, act, wk, p); });
+  ForEachTile<kTileOf<V, NB>>(wk.begin, wk.end, [&](int64_t p, int width) {
+    WithWidth<kTileOf<V, NB>>(width, [&](auto np) { PointwiseTile<V, decltype(np)::value, NB>(g, act, wk, p); });
   });
 }
 
-// f(std::integral_constant<int, NB>(), act) for the work's NB (1 or 2)
-// blocks and the activation as a VectorActivation: the body of a ConvNchwcFn.
-template <class V, typename F>
+// f(std::integral_constant<int, NB>(), v, act) for the work's NB (1 or 2)
+// blocks, v a V2 (two blocks) or V1 (one block) value naming the vector
+// type, and the activation as a VectorActivation of it: the body of a
+// ConvNchwcFn.
+template <class V2, class V1, typename F>
 void WithBlocks(const Activation& activation, const ConvNchwcWork& wk, F&& f) {
-  const VectorActivation<V> act(activation.none() ? nullptr : &activation);
+  const Activation* a = activation.none() ? nullptr : &activation;
   if (wk.blocks == 2) {
-    f(std::integral_constant<int, 2>(), act);
+    f(std::integral_constant<int, 2>(), V2(), VectorActivation<V2>(a));
   } else {
-    f(std::integral_constant<int, 1>(), act);
+    f(std::integral_constant<int, 1>(), V1(), VectorActivation<V1>(a));
   }
 }
 
-// ConvNchwcFn of the pointwise case.
-template <class V>
+// ConvNchwcFn of the pointwise case: two blocks on V, one on V1.
+template <class V, class V1 = V>
 void Pointwise(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  WithBlocks<V>(activation, wk,
-                [&](auto nb, const VectorActivation<V>& act) { PointwiseBlocks<V, decltype(nb)::value>(g, act, wk); });
+  WithBlocks<V, V1>(activation, wk, [&](auto nb, auto v, const auto& act) {
+    PointwiseBlocks<decltype(v), decltype(nb)::value>(g, act, wk);
+  });
 }
 
 // General: NP pixels of output row oh from column ow0. kStride1: column
@@ -203,7 +236,7 @@ void Pointwise(const ConvNchwcGeometry& g, const Activation& activation, const C
 template <class V, int NP, int NB, bool kStride1>
 __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
                                            const ConvNchwcWork& wk, int64_t oh, int64_t ow0) {
-  typename V::T acc[NB][NP];
+  typename V::T acc[kAccRows<V, NB>][NP];
   ZeroTile<V, NP, NB>(acc);
   const int64_t sw = kStride1 ? 1 : g.stride_w, kh_n = g.kernel_h, kw_n = g.kernel_w;
   const int64_t dh = g.dilation_h, dw = g.dilation_w, in_h = g.in_h, in_w = g.in_w;
@@ -238,9 +271,9 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
 template <class V, int NB>
 void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
   for (int64_t oh = wk.begin; oh < wk.end; ++oh) {
-    ForEachTile<kTile<NB>>(0, g.out_w, [&](int64_t ow, int width) {
+    ForEachTile<kTileOf<V, NB>>(0, g.out_w, [&](int64_t ow, int width) {
       const bool fast = g.stride_w == 1 && ow >= g.interior_begin && ow + width <= g.interior_end;
-      WithWidth<kTile<NB>>(width, [&](auto np) {
+      WithWidth<kTileOf<V, NB>>(width, [&](auto np) {
         constexpr int kNp = decltype(np)::value;
         if (fast) {
           GeneralTile<V, kNp, NB, true>(g, act, wk, oh, ow);
@@ -252,11 +285,12 @@ void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, con
   }
 }
 
-// ConvNchwcFn of the general case.
-template <class V>
+// ConvNchwcFn of the general case: two blocks on V, one on V1.
+template <class V, class V1 = V>
 void General(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  WithBlocks<V>(activation, wk,
-                [&](auto nb, const VectorActivation<V>& act) { GeneralRows<V, decltype(nb)::value>(g, act, wk); });
+  WithBlocks<V, V1>(activation, wk, [&](auto nb, auto v, const auto& act) {
+    GeneralRows<decltype(v), decltype(nb)::value>(g, act, wk);
+  });
 }
 
 // Stem (loom.ConvNchwcStem): NP pixels of output row oh from column ow0, X
@@ -270,7 +304,7 @@ template <class V, int NP, int NB, int kStrideW, bool kChecked>
 __attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
                                         const ConvNchwcWork& wk, int64_t oh, int64_t ow0) {
   using T = typename V::T;
-  T acc[NB][NP];
+  T acc[kAccRows<V, NB>][NP];
   ZeroTile<V, NP, NB>(acc);
   const int64_t sw = kStrideW ? kStrideW : g.stride_w, kh_n = g.kernel_h, kw_n = g.kernel_w;
   const int64_t dh = g.dilation_h, dw = g.dilation_w, in_h = g.in_h, in_w = g.in_w;
@@ -287,6 +321,14 @@ __attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const Vector
       const int64_t wo = (ci * kh_n + kh) * kw_n * kB;
       for (int64_t kw = 0; kw < kw_n; ++kw) {
         const int64_t iw = iw0 + kw * dw;
+        if constexpr (kPairVector<V>) {
+          const T a = V::LoadPair(w0 + wo + kw * kB, w1 + wo + kw * kB);
+          Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
+            const int64_t c = iw + j * sw;
+            acc[0][j] = V::MulAdd(a, V::Set1(!kChecked || (c >= 0 && c < in_w) ? row[c] : 0.f), acc[0][j]);
+          });
+          continue;
+        }
         const T a = V::Load(w0 + wo + kw * kB);
         [[maybe_unused]] const T b = NB == 2 ? V::Load(w1 + wo + kw * kB) : a;
         Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
@@ -306,9 +348,9 @@ __attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const Vector
 template <class V, int NB, int kStrideW>
 void StemRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
   for (int64_t oh = wk.begin; oh < wk.end; ++oh) {
-    ForEachTile<kTile<NB>>(0, g.out_w, [&](int64_t ow, int width) {
+    ForEachTile<kTileOf<V, NB>>(0, g.out_w, [&](int64_t ow, int width) {
       const bool inside = ow >= g.interior_begin && ow + width <= g.interior_end;
-      WithWidth<kTile<NB>>(width, [&](auto np) {
+      WithWidth<kTileOf<V, NB>>(width, [&](auto np) {
         constexpr int kNp = decltype(np)::value;
         if (inside) {
           StemTile<V, kNp, NB, kStrideW, false>(g, act, wk, oh, ow);
@@ -321,13 +363,14 @@ void StemRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const 
 }
 
 // ConvNchwcFn of loom.ConvNchwcStem.
-template <class V>
+template <class V, class V1 = V>
 void Stem(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  WithBlocks<V>(activation, wk, [&](auto nb, const VectorActivation<V>& act) {
+  WithBlocks<V, V1>(activation, wk, [&](auto nb, auto v, const auto& act) {
+    using W = decltype(v);
     constexpr int kNb = decltype(nb)::value;
-    if (g.stride_w == 1) return StemRows<V, kNb, 1>(g, act, wk);
-    if (g.stride_w == 2) return StemRows<V, kNb, 2>(g, act, wk);
-    StemRows<V, kNb, 0>(g, act, wk);
+    if (g.stride_w == 1) return StemRows<W, kNb, 1>(g, act, wk);
+    if (g.stride_w == 2) return StemRows<W, kNb, 2>(g, act, wk);
+    StemRows<W, kNb, 0>(g, act, wk);
   });
 }
 

@@ -381,6 +381,10 @@ TEST(ConvNchwc, ActivePathFollowsTheGemm) {
   if (forced && std::string(forced) == "avx2" && supported.size() > 1) {
     EXPECT_EQ(active, NchwcIsa::kAvx2);
   }
+  const bool has_avx512 = std::find(supported.begin(), supported.end(), NchwcIsa::kAvx512) != supported.end();
+  if (forced && std::string(forced) == "avx512" && has_avx512) {
+    EXPECT_EQ(active, NchwcIsa::kAvx512);
+  }
 }
 
 // The loom op `op` on one thread, with an output of `out`'s shape.

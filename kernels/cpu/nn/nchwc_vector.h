@@ -13,8 +13,14 @@
 //   avx2     gemm_f32::VectorOps<Float8, V> with MulAdd = _mm256_fmadd_ps and
 //            Set1 = _mm256_set1_ps (a broadcast from memory), defined in the
 //            kernel's file compiled in a target region (conv_nchwc_avx2.cc).
-// The avx2 path runs when the fp32 GEMM's path (ActiveGemmF32Isa(), forced
-// with LOOM_CPU_ISA) is avx2 or avx512; everything else runs generic.
+//   avx512   (loom.ConvNchwc only; the other NCHW8c kernels run avx2 on it)
+//            the two-block tiles on 16-float pair vectors, one pixel's
+//            channels of both blocks (conv_nchwc_avx512.cc), the one-block
+//            tiles on the avx2 vector with AVX-512's 32 registers.
+// The path follows the fp32 GEMM's (ActiveGemmF32Isa(), forced with
+// LOOM_CPU_ISA): avx512 when it is avx512 and the CPU has AVX-512 F, DQ and
+// VL, avx2 when it is avx2 (or avx512 without them); everything else runs
+// generic.
 #pragma once
 
 #include <cstring>
@@ -63,7 +69,7 @@ struct GenericVector8 {
   static T MulAdd(T a, T b, T c) { return T{a.lo * b.lo + c.lo, a.hi * b.hi + c.hi}; }
 };
 
-enum class NchwcIsa { kGeneric, kAvx2 };
+enum class NchwcIsa { kGeneric, kAvx2, kAvx512 };
 
 const char* NchwcIsaName(NchwcIsa isa);
 // The path of this process (see above), decided once.
