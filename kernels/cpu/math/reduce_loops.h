@@ -209,7 +209,22 @@ void ReduceKeptDim(const ReducePlan& p, const void* xv, void* yv, int64_t begin,
         // C/8, H, W, 8] over H and W): a fixed width the compiler keeps in
         // registers.
         fixed8 = n == 8;
-        if (fixed8) {
+        if (fixed8 && p.num_reduced == 1 && p.reduced_strides[0] == 8) {
+          // The reduced rows are one contiguous run (H and W merged): four
+          // partial rows, so that four additions per lane are in flight.
+          Acc part[4][8];
+          for (int k = 0; k < 4; ++k)
+            for (int j = 0; j < 8; ++j) part[k][j] = R::Init();
+          const int64_t rows = p.reduced_dims[0];
+          int64_t r = 0;
+          for (; r + 4 <= rows; r += 4)
+            for (int k = 0; k < 4; ++k)
+              for (int j = 0; j < 8; ++j) part[k][j] = R::Combine(part[k][j], R::Map(base[(r + k) * 8 + j], Acc(0)));
+          for (; r < rows; ++r)
+            for (int j = 0; j < 8; ++j) part[0][j] = R::Combine(part[0][j], R::Map(base[r * 8 + j], Acc(0)));
+          for (int j = 0; j < 8; ++j)
+            acc[j] = R::Combine(R::Combine(part[0][j], part[1][j]), R::Combine(part[2][j], part[3][j]));
+        } else if (fixed8) {
           ForEachReducedOffset(p, p.num_reduced, [&](int64_t off) {
             const T* in = base + off;
             for (int j = 0; j < 8; ++j) acc[j] = R::Combine(acc[j], R::Map(in[j], Acc(0)));

@@ -140,6 +140,8 @@ TEST(ReduceTest, AllOpsAllAxesFloat) {
     CheckReduce<float>(op, {3, 37}, {1}, true);  // runs longer than the 8 partial sums
     CheckReduce<float>(op, {300, 2}, {0}, true);
     CheckReduce<float>(op, {2, 3, 5, 7, 8}, {2, 3}, true);  // rows of 8: a channel-blocked global pool
+    CheckReduce<float>(op, {1, 2, 1, 3, 8}, {2, 3}, true);  // fewer rows than the 4 partial sums
+    CheckReduce<float>(op, {2, 3, 5, 7, 8}, {1, 3}, true);  // rows of 8 that are not one run
     CheckReduce<double>(op, {3, 6, 8}, {1}, false);
   }
 }
