@@ -1,11 +1,12 @@
 // loom.ConvNchwc and loom.ConvNchwcStem (conv_nchwc.h): validation, the
 // choice of the path and the split of the work over threads.
 //
-// Work is cut into tasks (image, range, pair of output blocks), the pair
-// innermost so that a thread's consecutive tasks reuse one range of the input
-// from L2. A range holds up to ~192 KB of input pixels (all input blocks:
-// few ranges, so the weights, which may not fit L2, are streamed few times)
-// and at most 512 output pixels, so a pair's output range is still in L1
+// Work is cut into tasks (image, range, group of output blocks: a pair, or
+// four on the avx512 path), the group innermost so that a thread's
+// consecutive tasks reuse one range of the input from L2. A range holds up
+// to ~192 KB of input pixels (all input blocks: few ranges, so the weights,
+// which may not fit L2, are streamed few times) and at most 512 output
+// pixels, so a group's output range is still in L1
 // when Sigmoid/Tanh/Swish run over it. Pointwise ranges are runs of
 // flattened pixels, general ranges whole output rows.
 //
@@ -85,6 +86,7 @@ class ConvNchwcKernel final : public Kernel {
   Activation act_;
   bool scalar_act_ = false;  // act_ runs over the stored output (Sigmoid, Tanh, Swish)
   ConvNchwcFn fn_ = nullptr;
+  int blocks_per_task_ = 2;  // the path's
   int64_t units_ = 0;        // pixels (pointwise) or output rows (general) per image
   int64_t min_ranges_ = 1;   // ranges per image with the largest ranges
   double macs_ = 0;
@@ -181,6 +183,7 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
       !stem_ && g_.kernel_h == 1 && g_.kernel_w == 1 && g_.stride_h == 1 && g_.stride_w == 1 && !wg.HasPadding();
   const ConvNchwcIsa* isa = ConvNchwcIsaFor(ActiveNchwcIsa());
   fn_ = stem_ ? isa->stem : pointwise_ ? isa->pointwise : isa->general;
+  blocks_per_task_ = isa->blocks_per_task;
   const int64_t in_channels = g_.in_channels;
   int64_t range_pixels = std::min(kMaxRangePixels, kRangeInputBytes / (in_channels * int64_t{sizeof(float)}));
   range_pixels = std::max<int64_t>(6, range_pixels / 6 * 6);
@@ -243,21 +246,21 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
   const int64_t out_plane = g_.out_h * g_.out_w * kB, out_image = g_.out_blocks * out_plane;
   const int64_t w_block = g_.in_channels * g_.kernel_h * g_.kernel_w * kB;  // both layouts
   const int64_t unit_floats = pointwise_ ? kB : g_.out_w * kB;
-  const int64_t pairs = (g_.out_blocks + 1) / 2;
+  const int64_t groups = (g_.out_blocks + blocks_per_task_ - 1) / blocks_per_task_;
   const int threads = args.pool ? args.pool->NumThreads() : 1;
   ThreadPool* pool = threads > 1 && macs_ >= kMinParallelMacs ? args.pool : nullptr;
-  const int64_t ranges = pool ? BalancedRanges(batch_ * pairs, min_ranges_, units_, threads) : min_ranges_;
-  ParallelFor(pool, batch_ * ranges * pairs, 1, [&](int64_t begin, int64_t end, int) {
+  const int64_t ranges = pool ? BalancedRanges(batch_ * groups, min_ranges_, units_, threads) : min_ranges_;
+  ParallelFor(pool, batch_ * ranges * groups, 1, [&](int64_t begin, int64_t end, int) {
     for (int64_t t = begin; t < end; ++t) {
-      const int64_t pair = t % pairs, range = (t / pairs) % ranges, n = t / (pairs * ranges);
-      const int64_t ob = 2 * pair;
+      const int64_t group = t % groups, range = (t / groups) % ranges, n = t / (groups * ranges);
+      const int64_t ob = blocks_per_task_ * group;
       ConvNchwcWork wk;
       wk.x = x + n * in_image;
       wk.w = w + ob * w_block;
       wk.bias = bias ? bias + ob * kB : nullptr;
       wk.residual = residual ? residual + n * out_image + ob * out_plane : nullptr;
       wk.y = y + n * out_image + ob * out_plane;
-      wk.blocks = static_cast<int>(std::min<int64_t>(2, g_.out_blocks - ob));
+      wk.blocks = static_cast<int>(std::min<int64_t>(blocks_per_task_, g_.out_blocks - ob));
       wk.begin = range * units_ / ranges;  // ranges of nearly equal sizes
       wk.end = (range + 1) * units_ / ranges;
       fn_(g_, act_, wk);

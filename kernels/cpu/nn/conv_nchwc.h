@@ -52,7 +52,8 @@ struct ConvNchwcGeometry {
   int64_t interior_begin = 0, interior_end = 0;
 };
 
-// One piece of work: output blocks [ob, ob + blocks) (blocks 1 or 2) of one
+// One piece of work: output blocks [ob, ob + blocks) (blocks 1 to the
+// path's blocks_per_task) of one
 // image over output pixels [begin, end) (pointwise: flattened over OH*OW) or
 // output rows [begin, end) (general, stem). Pointers are at image n: x at
 // its first input block (the stem: channel), w at block ob's weights, bias
@@ -77,6 +78,7 @@ struct ConvNchwcIsa {
   ConvNchwcFn pointwise;
   ConvNchwcFn general;
   ConvNchwcFn stem;  // loom.ConvNchwcStem
+  int blocks_per_task;  // output blocks a piece of work takes at most (2 or 4)
 };
 
 // The table of a path (null when this CPU or build lacks it).

@@ -16,7 +16,7 @@ namespace {
 struct GenericVector : GenericVector8<GenericVector> {};
 
 constexpr ConvNchwcIsa kGeneric = {"generic", &conv_nchwc::Pointwise<GenericVector>,
-                                   &conv_nchwc::General<GenericVector>, &conv_nchwc::Stem<GenericVector>};
+                                   &conv_nchwc::General<GenericVector>, &conv_nchwc::Stem<GenericVector>, 2};
 
 }  // namespace
 

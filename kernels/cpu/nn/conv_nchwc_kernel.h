@@ -1,12 +1,12 @@
 // The tiles of loom.ConvNchwc and loom.ConvNchwcStem (conv_nchwc.h), written
 // once over an 8-float vector interface V (nchwc_vector.h) and instantiated
 // by each path's file.
-// A path may also instantiate the two-block tiles over a 16-float "pair"
-// vector (V::kLanes == 16, with LoadPair/StorePair: the low 8 lanes from or
-// to one address, the high 8 from or to another): one accumulator holds one
-// pixel's 16 output channels of both blocks, so the tile spans twice the
-// pixels (kTileOf) at the same register count. Bias is read as 16
-// consecutive channels; weights, residual and output per block, as before.
+// A path may also instantiate the tiles of 2 and 4 blocks over a 16-float
+// "pair" vector (V::kLanes == 16, with LoadPair/StorePair: the low 8 lanes
+// from or to one address, the high 8 from or to another): one accumulator
+// holds one pixel's 16 output channels of two blocks (kTileOf gives the
+// pixels). Bias is read as 16 consecutive channels; weights, residual and
+// output per block, as before.
 // As with the GEMM micro-kernel (gemm_f32_ukernel.h), a path's file includes
 // this header inside its target region after every other header, and every
 // function here is a template on V (internal linkage), so no copy compiled
@@ -44,41 +44,61 @@ LOOM_NCHWC_INLINE void Unroll(F&& f) {
 
 constexpr int kB = kNchwcBlock;
 
-// V's vectors hold both blocks of a pair (only the two-block tiles use it).
+// V's vectors hold two blocks (only tiles of 2 or 4 blocks use it).
 template <class V>
 constexpr bool kPairVector = V::kLanes == 2 * kB;
+template <class V>
+constexpr int kBlocksPerVector = kPairVector<V> ? 2 : 1;
 // Accumulator rows of a tile of NB blocks.
 template <class V, int NB>
-constexpr int kAccRows = kPairVector<V> ? 1 : NB;
+constexpr int kAccRows = NB / kBlocksPerVector<V>;
 // Output pixels per register tile of NB blocks: 12 accumulators with 8-float
-// vectors (6 pixels x 2 blocks, or 12 pixels of an odd last block), 16 with
-// pair vectors (enough to hide the FMA latency; each FMA's broadcast is a
-// load, so a wider tile would not lift the load-port bound).
+// vectors (6 pixels x 2 blocks, or 12 pixels of an odd last block); with
+// pair vectors 24 of the 32 AVX-512 registers for 4 blocks (12 pixels: one
+// broadcast feeds two multiply-adds) and 16 for 2 (each multiply-add
+// broadcasts its own input from memory).
 template <class V, int NB>
-constexpr int kTileOf = kPairVector<V> ? 16 : (NB == 2 ? 6 : 12);
+constexpr int kTileOf = kPairVector<V> ? (NB == 4 ? 12 : 16) : (NB == 2 ? 6 : 12);
+
+// One vector of V from the blocks at p and, for a pair vector, p + stride
+// (and its store).
+template <class V>
+LOOM_NCHWC_INLINE typename V::T LoadBlocks(const float* p, [[maybe_unused]] int64_t stride) {
+  if constexpr (kPairVector<V>) {
+    return V::LoadPair(p, p + stride);
+  } else {
+    return V::Load(p);
+  }
+}
+template <class V>
+LOOM_NCHWC_INLINE void StoreBlocks(float* p, [[maybe_unused]] int64_t stride, typename V::T v) {
+  if constexpr (kPairVector<V>) {
+    V::StorePair(p, p + stride, v);
+  } else {
+    V::Store(p, v);
+  }
+}
 
 // The input outside the image: 8 zero channels.
 alignas(32) inline constexpr float kZeros[kB] = {};
 
-// acc[b][j] += W_b(ci, :) * x_j[ci] for the 8 input channels of one input
-// block: px[j] is pixel j's 8 channels, w0 / w1 the 8 x 8 (ci, co) weights of
-// output blocks 0 / 1 for that input block and tap.
+// acc[r][j] += W_r(ci, :) * x_j[ci] for the 8 input channels of one input
+// block: px[j] is pixel j's 8 channels, w the 8 x 8 (ci, co) weights of
+// output block 0 for that input block and tap, w_stride floats from one
+// block's to the next's; W_r the weights of accumulator row r's block(s).
 template <class V, int NP, int NB>
-LOOM_NCHWC_INLINE void Fma8(typename V::T (&acc)[kAccRows<V, NB>][NP], const float* const (&px)[NP], const float* w0,
-                            const float* w1) {
+LOOM_NCHWC_INLINE void Fma8(typename V::T (&acc)[kAccRows<V, NB>][NP], const float* const (&px)[NP], const float* w,
+                            int64_t w_stride) {
   using T = typename V::T;
+  constexpr int kRows = kAccRows<V, NB>;
   Unroll<kB>([&](auto ci) LOOM_NCHWC_LAMBDA {
-    if constexpr (kPairVector<V>) {
-      const T a = V::LoadPair(w0 + ci * kB, w1 + ci * kB);
-      Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA { acc[0][j] = V::MulAdd(a, V::Set1(px[j][ci]), acc[0][j]); });
-      return;
-    }
-    const T a = V::Load(w0 + ci * kB);
-    [[maybe_unused]] const T b = NB == 2 ? V::Load(w1 + ci * kB) : a;
+    T a[kRows];
+    Unroll<kRows>([&](auto r) LOOM_NCHWC_LAMBDA {
+      a[r] = LoadBlocks<V>(w + r * kBlocksPerVector<V> * w_stride + ci * kB, w_stride);
+    });
     Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
       const T xv = V::Set1(px[j][ci]);
-      acc[0][j] = V::MulAdd(a, xv, acc[0][j]);
-      if constexpr (NB == 2) acc[1][j] = V::MulAdd(b, xv, acc[1][j]);
+      Unroll<kRows>([&](auto r) LOOM_NCHWC_LAMBDA { acc[r][j] = V::MulAdd(a[r], xv, acc[r][j]); });
     });
   });
 }
@@ -90,23 +110,15 @@ template <class V, int NP, int NB, typename F>
 LOOM_NCHWC_INLINE void StoreTileWith(const typename V::T (&acc)[kAccRows<V, NB>][NP], F f, const float* bias,
                                      const float* residual, float* y, int64_t block_stride) {
   using T = typename V::T;
-  if constexpr (kPairVector<V>) {
-    const T bv = bias ? V::Load(bias) : V::Zero();
-    Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
-      T v = V::Add(acc[0][j], bv);
-      if (residual) v = V::Add(v, V::LoadPair(residual + j * kB, residual + block_stride + j * kB));
-      V::StorePair(y + j * kB, y + block_stride + j * kB, f(v));
-    });
-    return;
-  }
-  Unroll<NB>([&](auto b) LOOM_NCHWC_LAMBDA {
+  Unroll<kAccRows<V, NB>>([&](auto row) LOOM_NCHWC_LAMBDA {
+    constexpr int b = decltype(row)::value * kBlocksPerVector<V>;  // the row's first block
     const T bv = bias ? V::Load(bias + b * kB) : V::Zero();
     float* out = y + b * block_stride;
     const float* r = residual ? residual + b * block_stride : nullptr;
     Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
-      T v = V::Add(acc[b][j], bv);
-      if (r) v = V::Add(v, V::Load(r + j * kB));
-      V::Store(out + j * kB, f(v));
+      T v = V::Add(acc[row][j], bv);
+      if (r) v = V::Add(v, LoadBlocks<V>(r + j * kB, block_stride));
+      StoreBlocks<V>(out + j * kB, block_stride, f(v));
     });
   });
 }
@@ -187,14 +199,13 @@ __attribute__((noinline)) void PointwiseTile(const ConvNchwcGeometry& g, const V
                                              const ConvNchwcWork& wk, int64_t p) {
   typename V::T acc[kAccRows<V, NB>][NP];
   ZeroTile<V, NP, NB>(acc);
-  const int64_t plane = g.in_h * g.in_w * kB;
+  const int64_t plane = g.in_h * g.in_w * kB, w_stride = g.in_blocks * kB * kB;
   const float* x = wk.x + p * kB;
-  const float* w0 = wk.w;
-  const float* w1 = NB == 2 ? wk.w + g.in_blocks * kB * kB : wk.w;
-  for (int64_t ib = 0; ib < g.in_blocks; ++ib, x += plane, w0 += kB * kB, w1 += kB * kB) {
+  const float* w = wk.w;
+  for (int64_t ib = 0; ib < g.in_blocks; ++ib, x += plane, w += kB * kB) {
     const float* px[NP];
     Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA { px[j] = x + j * kB; });
-    Fma8<V, NP, NB>(acc, px, w0, w1);
+    Fma8<V, NP, NB>(acc, px, w, w_stride);
   }
   StoreTile<V, NP, NB>(acc, act, wk.bias, wk.residual ? wk.residual + p * kB : nullptr, wk.y + p * kB,
                        g.out_h * g.out_w * kB);
@@ -207,25 +218,40 @@ void PointwiseBlocks(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
   });
 }
 
-// f(std::integral_constant<int, NB>(), v, act) for the work's NB (1 or 2)
-// blocks, v a V2 (two blocks) or V1 (one block) value naming the vector
-// type, and the activation as a VectorActivation of it: the body of a
-// ConvNchwcFn.
+// The work's blocks [first, first + blocks).
+inline ConvNchwcWork SubWork(const ConvNchwcGeometry& g, ConvNchwcWork wk, int first, int blocks) {
+  const int64_t out_plane = g.out_h * g.out_w * kB;
+  wk.w += first * g.in_channels * g.kernel_h * g.kernel_w * kB;  // both layouts
+  if (wk.bias) wk.bias += first * kB;
+  if (wk.residual) wk.residual += first * out_plane;
+  wk.y += first * out_plane;
+  wk.blocks = blocks;
+  return wk;
+}
+
+// f(std::integral_constant<int, NB>(), v, act, work) over the work's blocks:
+// NB 4 (a pair-vector V2 only) or 2 with v a V2 value naming the vector
+// type, 1 with a V1 value (3 blocks: 2 then 1); act the activation as a
+// VectorActivation of it: the body of a ConvNchwcFn.
 template <class V2, class V1, typename F>
-void WithBlocks(const Activation& activation, const ConvNchwcWork& wk, F&& f) {
+void WithBlocks(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk, F&& f) {
   const Activation* a = activation.none() ? nullptr : &activation;
-  if (wk.blocks == 2) {
-    f(std::integral_constant<int, 2>(), V2(), VectorActivation<V2>(a));
-  } else {
-    f(std::integral_constant<int, 1>(), V1(), VectorActivation<V1>(a));
+  if constexpr (kPairVector<V2>) {
+    if (wk.blocks == 4) return f(std::integral_constant<int, 4>(), V2(), VectorActivation<V2>(a), wk);
+    if (wk.blocks == 3) {
+      f(std::integral_constant<int, 2>(), V2(), VectorActivation<V2>(a), SubWork(g, wk, 0, 2));
+      return f(std::integral_constant<int, 1>(), V1(), VectorActivation<V1>(a), SubWork(g, wk, 2, 1));
+    }
   }
+  if (wk.blocks == 2) return f(std::integral_constant<int, 2>(), V2(), VectorActivation<V2>(a), wk);
+  f(std::integral_constant<int, 1>(), V1(), VectorActivation<V1>(a), wk);
 }
 
 // ConvNchwcFn of the pointwise case: two blocks on V, one on V1.
 template <class V, class V1 = V>
 void Pointwise(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  WithBlocks<V, V1>(activation, wk, [&](auto nb, auto v, const auto& act) {
-    PointwiseBlocks<decltype(v), decltype(nb)::value>(g, act, wk);
+  WithBlocks<V, V1>(g, activation, wk, [&](auto nb, auto v, const auto& act, const ConvNchwcWork& w) {
+    PointwiseBlocks<decltype(v), decltype(nb)::value>(g, act, w);
   });
 }
 
@@ -245,8 +271,7 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
   int64_t kh0 = 0, kh1 = kh_n;
   while (kh0 < kh1 && ih0 + kh0 * dh < 0) ++kh0;
   while (kh1 > kh0 && ih0 + (kh1 - 1) * dh >= in_h) --kh1;
-  const float* w0 = wk.w;
-  const float* w1 = NB == 2 ? wk.w + g.in_blocks * taps : wk.w;
+  const int64_t w_stride = g.in_blocks * taps;
   for (int64_t ib = 0; ib < g.in_blocks; ++ib) {
     const float* xb = wk.x + ib * plane;
     for (int64_t kh = kh0; kh < kh1; ++kh) {
@@ -259,7 +284,7 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
           const int64_t c = iw + j * sw;
           px[j] = kStride1 || (c >= 0 && c < in_w) ? row + c * kB : kZeros;
         });
-        Fma8<V, NP, NB>(acc, px, w0 + wo + kw * kB * kB, w1 + wo + kw * kB * kB);
+        Fma8<V, NP, NB>(acc, px, wk.w + wo + kw * kB * kB, w_stride);
       }
     }
   }
@@ -288,8 +313,8 @@ void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, con
 // ConvNchwcFn of the general case: two blocks on V, one on V1.
 template <class V, class V1 = V>
 void General(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  WithBlocks<V, V1>(activation, wk, [&](auto nb, auto v, const auto& act) {
-    GeneralRows<decltype(v), decltype(nb)::value>(g, act, wk);
+  WithBlocks<V, V1>(g, activation, wk, [&](auto nb, auto v, const auto& act, const ConvNchwcWork& w) {
+    GeneralRows<decltype(v), decltype(nb)::value>(g, act, w);
   });
 }
 
@@ -312,8 +337,8 @@ __attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const Vector
   int64_t kh0 = 0, kh1 = kh_n;
   while (kh0 < kh1 && ih0 + kh0 * dh < 0) ++kh0;
   while (kh1 > kh0 && ih0 + (kh1 - 1) * dh >= in_h) --kh1;
-  const float* w0 = wk.w;
-  const float* w1 = NB == 2 ? wk.w + g.in_channels * kh_n * kw_n * kB : wk.w;
+  constexpr int kRows = kAccRows<V, NB>;
+  const int64_t w_stride = g.in_channels * kh_n * kw_n * kB;
   for (int64_t ci = 0; ci < g.in_channels; ++ci) {
     const float* xc = wk.x + ci * in_h * in_w;
     for (int64_t kh = kh0; kh < kh1; ++kh) {
@@ -321,21 +346,14 @@ __attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const Vector
       const int64_t wo = (ci * kh_n + kh) * kw_n * kB;
       for (int64_t kw = 0; kw < kw_n; ++kw) {
         const int64_t iw = iw0 + kw * dw;
-        if constexpr (kPairVector<V>) {
-          const T a = V::LoadPair(w0 + wo + kw * kB, w1 + wo + kw * kB);
-          Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
-            const int64_t c = iw + j * sw;
-            acc[0][j] = V::MulAdd(a, V::Set1(!kChecked || (c >= 0 && c < in_w) ? row[c] : 0.f), acc[0][j]);
-          });
-          continue;
-        }
-        const T a = V::Load(w0 + wo + kw * kB);
-        [[maybe_unused]] const T b = NB == 2 ? V::Load(w1 + wo + kw * kB) : a;
+        T a[kRows];
+        Unroll<kRows>([&](auto r) LOOM_NCHWC_LAMBDA {
+          a[r] = LoadBlocks<V>(wk.w + r * kBlocksPerVector<V> * w_stride + wo + kw * kB, w_stride);
+        });
         Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
           const int64_t c = iw + j * sw;
           const T xv = V::Set1(!kChecked || (c >= 0 && c < in_w) ? row[c] : 0.f);
-          acc[0][j] = V::MulAdd(a, xv, acc[0][j]);
-          if constexpr (NB == 2) acc[1][j] = V::MulAdd(b, xv, acc[1][j]);
+          Unroll<kRows>([&](auto r) LOOM_NCHWC_LAMBDA { acc[r][j] = V::MulAdd(a[r], xv, acc[r][j]); });
         });
       }
     }
@@ -365,12 +383,12 @@ void StemRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const 
 // ConvNchwcFn of loom.ConvNchwcStem.
 template <class V, class V1 = V>
 void Stem(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
-  WithBlocks<V, V1>(activation, wk, [&](auto nb, auto v, const auto& act) {
+  WithBlocks<V, V1>(g, activation, wk, [&](auto nb, auto v, const auto& act, const ConvNchwcWork& w) {
     using W = decltype(v);
     constexpr int kNb = decltype(nb)::value;
-    if (g.stride_w == 1) return StemRows<W, kNb, 1>(g, act, wk);
-    if (g.stride_w == 2) return StemRows<W, kNb, 2>(g, act, wk);
-    StemRows<W, kNb, 0>(g, act, wk);
+    if (g.stride_w == 1) return StemRows<W, kNb, 1>(g, act, w);
+    if (g.stride_w == 2) return StemRows<W, kNb, 2>(g, act, w);
+    StemRows<W, kNb, 0>(g, act, w);
   });
 }
 
