@@ -266,6 +266,25 @@ TEST(ConvNchwc, MatchesConvOnNetworkShapes) {
   }
 }
 
+// Wide pointwise convs (up to 144 input blocks): residual, bias or none,
+// activations, a last group of 1 to 3 blocks on the avx512 path, batch 2,
+// 1 and 2 threads.
+TEST(ConvNchwc, MatchesConvOnWidePointwiseShapes) {
+  std::mt19937 rng(17);
+  const char* acts[] = {"", "Relu", "Swish", "Clip"};
+  int i = 0;
+  for (int64_t cin : {200, 264, 1152})
+    for (int64_t cout : {8, 40, 56})
+      for (int threads : {1, 2}) {
+        Case c = LayerCase(Layer{cin, cout, 5, 1, 1, 0, 1 + i % 2}, acts[i % 4], threads);
+        c.bias = i % 3 != 0;
+        c.residual = i % 2 == 0;
+        ++i;
+        Check(c, &rng);
+        if (HasFatalFailure()) return;
+      }
+}
+
 // 3x3 stride-1 layers for which ChooseWinogradTile picks a tile (F(2x2) and
 // F(4x4), batch 2, asymmetric pads, partial edge tiles): the blocked
 // Winograd gives the direct NCHW Conv's result with bias, residual and
@@ -521,7 +540,7 @@ TEST(ConvNchwc, LayerTimings) {
   std::vector<Case> cases;
   for (const Layer& l : {Layer{16, 96, 112, 1, 1, 0}, Layer{32, 16, 112, 1, 1, 0}, Layer{576, 96, 14, 1, 1, 0},
                          Layer{144, 24, 56, 1, 1, 0}, Layer{960, 320, 7, 1, 1, 0}, Layer{32, 32, 55, 3, 1, 1},
-                         Layer{64, 64, 27, 3, 2, 1}, Layer{16, 64, 13, 3, 1, 1}})
+                         Layer{64, 64, 27, 3, 2, 1}, Layer{16, 64, 13, 3, 1, 1}, Layer{512, 1000, 13, 1, 1, 0}})
     cases.push_back(LayerCase(l, "Relu", 1));
   for (const Layer& l : {Layer{3, 32, 224, 3, 2, 1}, Layer{3, 64, 224, 3, 2, 0}, Layer{3, 64, 224, 7, 2, 3}}) {
     cases.push_back(LayerCase(l, "Relu", 1));
