@@ -247,7 +247,8 @@ void WithBlocks(const ConvNchwcGeometry& g, const Activation& activation, const 
   f(std::integral_constant<int, 1>(), V1(), VectorActivation<V1>(a), wk);
 }
 
-// ConvNchwcFn of the pointwise case: two blocks on V, one on V1.
+// ConvNchwcFn of the pointwise case: pairs (or, with a pair vector, fours)
+// of blocks on V, single blocks on V1.
 template <class V, class V1 = V>
 void Pointwise(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
   WithBlocks<V, V1>(g, activation, wk, [&](auto nb, auto v, const auto& act, const ConvNchwcWork& w) {
@@ -310,7 +311,7 @@ void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, con
   }
 }
 
-// ConvNchwcFn of the general case: two blocks on V, one on V1.
+// ConvNchwcFn of the general case: blocks on V and V1 as for Pointwise.
 template <class V, class V1 = V>
 void General(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
   WithBlocks<V, V1>(g, activation, wk, [&](auto nb, auto v, const auto& act, const ConvNchwcWork& w) {
@@ -380,7 +381,7 @@ void StemRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const 
   }
 }
 
-// ConvNchwcFn of loom.ConvNchwcStem.
+// ConvNchwcFn of loom.ConvNchwcStem: blocks on V and V1 as for Pointwise.
 template <class V, class V1 = V>
 void Stem(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk) {
   WithBlocks<V, V1>(g, activation, wk, [&](auto nb, auto v, const auto& act, const ConvNchwcWork& w) {
