@@ -143,7 +143,9 @@ struct AnyActivation {
 
 // StoreTileWith with the activation chosen once per tile: Relu, Clip and no
 // activation (Sigmoid, Tanh and Swish are the caller's) inline, the other
-// piecewise-linear ones through VectorActivation.
+// piecewise-linear ones through VectorActivation. Three copies of the
+// epilogue per tile (no activation is the Clip copy's), as each is inlined
+// into every tile instantiation.
 template <class V, int NP, int NB>
 LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[kAccRows<V, NB>][NP], const VectorActivation<V>& act,
                                  const float* bias, const float* residual, float* y, int64_t block_stride) {
@@ -151,15 +153,15 @@ LOOM_NCHWC_INLINE void StoreTile(const typename V::T (&acc)[kAccRows<V, NB>][NP]
   switch (act.kind) {
     case ActivationKind::kRelu:
       return StoreTileWith<V, NP, NB>(acc, ReluActivation<V>(), bias, residual, y, block_stride);
-    case ActivationKind::kClip:
-      return StoreTileWith<V, NP, NB>(acc, ClipActivation<V>{act.lo, act.hi}, bias, residual, y, block_stride);
     case ActivationKind::kLeakyRelu:
     case ActivationKind::kHardSigmoid:
     case ActivationKind::kHardSwish:
       return StoreTileWith<V, NP, NB>(acc, AnyActivation<V>{&act}, bias, residual, y, block_stride);
-    default:
-      return StoreTileWith<V, NP, NB>(acc, ClipActivation<V>{V::Set1(-kInf), V::Set1(kInf)}, bias, residual, y,
-                                      block_stride);
+    default: {
+      const bool clip = act.kind == ActivationKind::kClip;
+      const ClipActivation<V> f{clip ? act.lo : V::Set1(-kInf), clip ? act.hi : V::Set1(kInf)};
+      return StoreTileWith<V, NP, NB>(acc, f, bias, residual, y, block_stride);
+    }
   }
 }
 
@@ -364,20 +366,40 @@ __attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const Vector
                        g.out_h * g.out_w * kB);
 }
 
+// Splits [begin, end) into tiles of kMax pixels, then of 8, 4, 2 and 1 (the
+// binary digits of the rest) and calls f(start, std::integral_constant<int,
+// width>()): five tile widths instead of every width up to kMax, as the stem
+// has many tile variants (blocks x column strides x checked) and runs once
+// per network.
+template <int kMax, typename F>
+inline void ForEachBinaryTile(int64_t begin, int64_t end, F&& f) {
+  int64_t p = begin;
+  for (; end - p >= kMax; p += kMax) f(p, std::integral_constant<int, kMax>());
+  Unroll<4>([&](auto k) LOOM_NCHWC_LAMBDA {
+    constexpr int kWidth = 8 >> decltype(k)::value;
+    if constexpr (kWidth < kMax) {
+      if (end - p >= kWidth) {
+        f(p, std::integral_constant<int, kWidth>());
+        p += kWidth;
+      }
+    }
+  });
+}
+
+// The columns outside [interior_begin, interior_end) on checked tiles, the
+// interior on unchecked ones.
 template <class V, int NB, int kStrideW>
 void StemRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
+  const int64_t ib = g.interior_begin, ie = g.interior_end;
   for (int64_t oh = wk.begin; oh < wk.end; ++oh) {
-    ForEachTile<kTileOf<V, NB>>(0, g.out_w, [&](int64_t ow, int width) {
-      const bool inside = ow >= g.interior_begin && ow + width <= g.interior_end;
-      WithWidth<kTileOf<V, NB>>(width, [&](auto np) {
-        constexpr int kNp = decltype(np)::value;
-        if (inside) {
-          StemTile<V, kNp, NB, kStrideW, false>(g, act, wk, oh, ow);
-        } else {
-          StemTile<V, kNp, NB, kStrideW, true>(g, act, wk, oh, ow);
-        }
-      });
+    auto checked = [&](int64_t ow, auto np) {
+      StemTile<V, decltype(np)::value, NB, kStrideW, true>(g, act, wk, oh, ow);
+    };
+    ForEachBinaryTile<kTileOf<V, NB>>(0, ib, checked);
+    ForEachBinaryTile<kTileOf<V, NB>>(ib, ie, [&](int64_t ow, auto np) {
+      StemTile<V, decltype(np)::value, NB, kStrideW, false>(g, act, wk, oh, ow);
     });
+    ForEachBinaryTile<kTileOf<V, NB>>(ie, g.out_w, checked);
   }
 }
 
