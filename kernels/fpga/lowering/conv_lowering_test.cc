@@ -151,7 +151,7 @@ void RunRandomConvs(ConvProfile profile, const char* what, int per_config_pynq, 
   int layers = 0, runs = 0, tiled = 0, chunked = 0, streamed = 0;
   for (const contract::AccelConfig* config : testing::TestConfigs()) {
     const bool pynq = std::string(config->name) == Pynq().name;  // kConfigs has one copy per file
-    const int count = (pynq ? per_config_pynq : per_config_other) * testing::LongRunFactor();
+    const int count = testing::SweepCount(pynq ? per_config_pynq : per_config_other);
     for (int i = 0; i < count; ++i) {
       const ConvCase c = testing::RandomConvCase(*config, profile, &rng);
       const std::vector<uint64_t> seeds = {0, rng() | 1, rng() | 1};

@@ -22,7 +22,7 @@ void RunRandomLayers(const char* what, int per_config, uint32_t seed, MakeCase m
   std::mt19937 rng(seed);
   int layers = 0;
   for (const contract::AccelConfig* config : testing::TestConfigs()) {
-    for (int i = 0; i < per_config * testing::LongRunFactor(); ++i) {
+    for (int i = 0, count = testing::SweepCount(per_config); i < count; ++i) {
       const auto c = make(*config, &rng);
       ASSERT_TRUE(run(*config, c, {0, rng() | 1, rng() | 1})) << "case " << i;
       ++layers;

@@ -188,6 +188,14 @@ int LongRunFactor() {
   return factor > 1 ? factor : 10;
 }
 
+int SweepCount(int count) {
+  count *= LongRunFactor();
+#if defined(LOOM_SANITIZE)
+  count = std::max(1, count / 4);
+#endif
+  return count;
+}
+
 // ---------------------------------------------------------------- Bench
 
 DramTensor Bench::Put(uint32_t slot, const std::vector<uint8_t>& bytes) {

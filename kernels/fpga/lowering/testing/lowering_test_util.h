@@ -37,6 +37,12 @@ std::vector<const contract::AccelConfig*> TestConfigs();
 // 1 (or $LOOM_FPGA_LONG, e.g. 10, when set): how many times more random cases to run.
 int LongRunFactor();
 
+// The random cases a sweep of `count` runs: count x LongRunFactor(), and a
+// quarter of that (at least 1) in sanitizer builds (LOOM_SANITIZE=ON), where
+// the model and the reference run unvectorized and instrumented, about 10x
+// slower; the Release build runs them all.
+int SweepCount(int count);
+
 // A second device that every Bench also runs each program on (e.g. the RTL
 // simulation, hw/sim/tests/rtl_device_test.cc): Run gets the same arguments
 // and a copy of the memory as it was before the model's run; the Bench
