@@ -85,6 +85,16 @@ Status ParseEntry(const JsonValue& item, const std::string& where, TimingCache* 
   entry.ms = ms->number;
   if (const JsonValue* node = item.Find("node"); node != nullptr && node->kind == JsonValue::Kind::kString)
     entry.node = node->string;
+  if (const JsonValue* count = item.Find("count"); count != nullptr) {
+    if (count->kind != JsonValue::Kind::kNumber || !(count->number >= 1 && count->number <= 1e9) ||
+        count->number != std::floor(count->number)) {
+      return Status::InvalidArgument(
+          where + "\"count\" is " +
+          (count->kind == JsonValue::Kind::kNumber ? NumberText(count->number) : WithArticle(count->kind)) +
+          ", expected a count >= 1");
+    }
+    entry.count = static_cast<int>(count->number);
+  }
   if (!out->nodes.emplace(signature->string, entry).second)
     return Status::InvalidArgument(where + "repeats signature " + Quote(signature->string));
   return Status::Ok();
@@ -113,7 +123,8 @@ std::string SerializeTimingCache(const TimingCache& cache) {
   bool first = true;
   for (const auto& [signature, entry] : cache.nodes) {
     text += std::string(first ? "" : ",") + "\n    {\"signature\": " + Quote(signature) +
-            ", \"ms\": " + NumberText(entry.ms) + ", \"node\": " + Quote(entry.node) + "}";
+            ", \"ms\": " + NumberText(entry.ms) + ", \"node\": " + Quote(entry.node) +
+            ", \"count\": " + std::to_string(entry.count) + "}";
     first = false;
   }
   return text + (first ? "]\n}\n" : "\n  ]\n}\n");

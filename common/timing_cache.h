@@ -13,8 +13,10 @@
 //
 // The file is JSON:
 //   {"format": "loom timing cache", "version": 1, "cpu": "Cortex-A9", "threads": 1,
-//    "nodes": [{"signature": "...", "ms": 0.412, "node": "conv1"}, ...]}
-// ("node" names one node measured with that signature, for people reading it).
+//    "nodes": [{"signature": "...", "ms": 0.412, "node": "conv1", "count": 2}, ...]}
+// ("node" names one node measured with that signature, for people reading it;
+// "count", optional when read, how many of the plan's nodes have it, so that
+// ms x count sums to a run's time).
 // Text only (standard library): the on-board CLI writes caches without the
 // builder, and the callers read and write the files.
 #pragma once
@@ -32,6 +34,7 @@ namespace loom {
 struct TimingEntry {
   double ms = 0;     // measured milliseconds (the median of the runs)
   std::string node;  // a node it was measured on
+  int count = 1;     // the plan's nodes with this signature
 };
 
 struct TimingCache {

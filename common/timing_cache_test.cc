@@ -19,7 +19,7 @@ TEST(TimingCache, RoundTrips) {
   cache.cpu = "Cortex-A9";
   cache.threads = 2;
   cache.nodes["Conv(int8 1x3x8x8 -> int8 1x8x8x8)"] = {0.125, "conv1"};
-  cache.nodes["Odd \"name\"\\\n(x)"] = {12.5, "n\t2"};
+  cache.nodes["Odd \"name\"\\\n(x)"] = {12.5, "n\t2", 3};
   const std::string text = SerializeTimingCache(cache);
   TimingCache back;
   const Status s = ParseTimingCache(text, &back);
@@ -30,6 +30,8 @@ TEST(TimingCache, RoundTrips) {
   EXPECT_EQ(back.nodes.at("Conv(int8 1x3x8x8 -> int8 1x8x8x8)").ms, 0.125);
   EXPECT_EQ(back.nodes.at("Conv(int8 1x3x8x8 -> int8 1x8x8x8)").node, "conv1");
   EXPECT_EQ(back.nodes.at("Odd \"name\"\\\n(x)").node, "n\t2");
+  EXPECT_EQ(back.nodes.at("Conv(int8 1x3x8x8 -> int8 1x8x8x8)").count, 1);
+  EXPECT_EQ(back.nodes.at("Odd \"name\"\\\n(x)").count, 3);
   EXPECT_EQ(SerializeTimingCache(back), text);
 
   TimingCache empty;
@@ -55,6 +57,12 @@ TEST(TimingCache, MalformedTextIsRefusedWithWhatIsWrong) {
            {head + "\"nodes\": [3]}", "nodes[0]: is a number, expected an object"},
            {head + "\"nodes\": [{\"signature\": \"a\"}]}", "nodes[0]: no \"ms\" member"},
            {head + "\"nodes\": [{\"signature\": \"a\", \"ms\": -1}]}", "nodes[0]: \"ms\" is -1, expected a time >= 0"},
+           {head + "\"nodes\": [{\"signature\": \"a\", \"ms\": 1, \"count\": 0}]}",
+            "nodes[0]: \"count\" is 0, expected a count >= 1"},
+           {head + "\"nodes\": [{\"signature\": \"a\", \"ms\": 1, \"count\": 1.5}]}",
+            "nodes[0]: \"count\" is 1.5, expected a count >= 1"},
+           {head + "\"nodes\": [{\"signature\": \"a\", \"ms\": 1, \"count\": \"2\"}]}",
+            "nodes[0]: \"count\" is a string, expected a count >= 1"},
            {head + "\"nodes\": [{\"signature\": \"a\", \"ms\": 1}, {\"signature\": \"a\", \"ms\": 2}]}",
             "nodes[1]: repeats signature \"a\""},
            {head + "\"nodes\": [", "line 1, column"},

@@ -3,11 +3,15 @@
 //
 //   node ort_bench.js MODEL.onnx --input NAME=FILE.npy [--input ...]
 //        [--threads T] [--iters N] [--warmup W] [--output-dir DIR]
+//        [--profile PREFIX]
 //
 // Graph optimization "all", intra-op threads T, one inter-op thread,
 // sequential execution. Prints one JSON object: the median and every timed
 // run in milliseconds, and with --output-dir writes each output as a float32
-// .npy file named after it. Exits non-zero with one message on bad input.
+// .npy file named after it. With --profile, ONNX Runtime's own profiler
+// records every run (warm-up included) into PREFIX_<date>.json (Chrome trace
+// events; bench/op_breakdown.py reads them). Exits non-zero with one message
+// on bad input.
 "use strict";
 
 const fs = require("fs");
@@ -19,7 +23,7 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const args = {inputs: [], threads: 1, iters: 20, warmup: 3, outputDir: null, model: null};
+  const args = {inputs: [], threads: 1, iters: 20, warmup: 3, outputDir: null, profile: null, model: null};
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const value = () => {
@@ -44,7 +48,9 @@ function parseArgs(argv) {
       args.warmup = count("--warmup", 0);
     } else if (a === "--output-dir") {
       args.outputDir = value();
-    } else if (a.startsWith("--")) {
+    } else if (a === '--profile') {
+      args.profile = value();
+    } else if (a.startsWith('--')) {
       fail(`unknown option ${a}`);
     } else if (args.model === null) {
       args.model = a;
@@ -121,11 +127,12 @@ async function main() {
   let session;
   try {
     session = await ort.InferenceSession.create(args.model, {
-      executionProviders: ["cpu"],
-      graphOptimizationLevel: "all",
+      executionProviders: ['cpu'],
+      graphOptimizationLevel: 'all',
       intraOpNumThreads: args.threads,
       interOpNumThreads: 1,
-      executionMode: "sequential",
+      executionMode: 'sequential',
+      ...(args.profile === null ? {} : {enableProfiling: true, profileFilePrefix: args.profile}),
     });
   } catch (e) {
     fail(`cannot load ${args.model}: ${e.message}`);
@@ -148,6 +155,7 @@ async function main() {
     results = await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
+  if (args.profile !== null) session.endProfiling();
   const outputs = [];
   for (const name of session.outputNames) {
     const t = results[name];
@@ -159,14 +167,15 @@ async function main() {
   }
   process.stdout.write(JSON.stringify({
     model: args.model,
-    onnxruntime: require("onnxruntime-node/package.json").version,
+    onnxruntime: require('onnxruntime-node/package.json').version,
     threads: args.threads,
     iters: args.iters,
     warmup: args.warmup,
     median_ms: median(times),
+    ...(args.profile === null ? {} : {profile_prefix: args.profile}),
     times_ms: times,
     outputs,
-  }) + "\n");
+  }) + '\n');
 }
 
 main().catch((e) => fail(e.message));

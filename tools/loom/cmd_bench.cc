@@ -71,7 +71,12 @@ TimingCache MakeTimingCache(const Engine& engine, const std::vector<std::vector<
         NodeSignature(n.op, n.fused, n.input_dtypes, n.input_shapes, n.output_dtypes, n.output_shapes);
     std::vector<double>& all = pooled[signature];
     all.insert(all.end(), samples[i].begin(), samples[i].end());
-    if (cache.nodes[signature].node.empty()) cache.nodes[signature].node = n.name;
+    TimingEntry& entry = cache.nodes[signature];
+    if (entry.node.empty()) {
+      entry.node = n.name;
+    } else {
+      ++entry.count;
+    }
   }
   for (auto& [signature, all] : pooled) cache.nodes[signature].ms = Median(all);
   return cache;
