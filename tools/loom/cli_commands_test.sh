@@ -192,6 +192,7 @@ assert cache["format"] == "loom timing cache" and cache["version"] == 1 and cach
 assert cache["cpu"], cache
 [entry] = cache["nodes"]
 assert entry["signature"] == "Conv(float32 1x1x5x5, float32 1x1x3x3 -> float32 1x1x5x5)", entry["signature"]
+assert entry["count"] == 1, entry
 [node] = plan["nodes"]
 assert abs(node["predicted_ms"] - entry["ms"]) <= 1e-6 * max(1.0, entry["ms"]), (node["predicted_ms"], entry["ms"])
 # A built plan records its arena's lower bound: the input and output live together.
