@@ -48,9 +48,9 @@ function parseArgs(argv) {
       args.warmup = count("--warmup", 0);
     } else if (a === "--output-dir") {
       args.outputDir = value();
-    } else if (a === '--profile') {
+    } else if (a === "--profile") {
       args.profile = value();
-    } else if (a.startsWith('--')) {
+    } else if (a.startsWith("--")) {
       fail(`unknown option ${a}`);
     } else if (args.model === null) {
       args.model = a;
@@ -127,11 +127,11 @@ async function main() {
   let session;
   try {
     session = await ort.InferenceSession.create(args.model, {
-      executionProviders: ['cpu'],
-      graphOptimizationLevel: 'all',
+      executionProviders: ["cpu"],
+      graphOptimizationLevel: "all",
       intraOpNumThreads: args.threads,
       interOpNumThreads: 1,
-      executionMode: 'sequential',
+      executionMode: "sequential",
       ...(args.profile === null ? {} : {enableProfiling: true, profileFilePrefix: args.profile}),
     });
   } catch (e) {
@@ -167,7 +167,7 @@ async function main() {
   }
   process.stdout.write(JSON.stringify({
     model: args.model,
-    onnxruntime: require('onnxruntime-node/package.json').version,
+    onnxruntime: require("onnxruntime-node/package.json").version,
     threads: args.threads,
     iters: args.iters,
     warmup: args.warmup,
@@ -175,7 +175,7 @@ async function main() {
     ...(args.profile === null ? {} : {profile_prefix: args.profile}),
     times_ms: times,
     outputs,
-  }) + '\n');
+  }) + "\n");
 }
 
 main().catch((e) => fail(e.message));
