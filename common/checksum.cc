@@ -1,5 +1,8 @@
 #include "common/checksum.h"
 
+#include <algorithm>
+#include <cstring>
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define LOOM_CHECKSUM_AVX2 1
@@ -53,31 +56,75 @@ bool HasAvx2() {
 }
 #endif
 
-uint64_t Checksum64x8With(void (*step_groups)(uint64_t*, const unsigned char*, size_t), const void* data, size_t size,
-                          uint64_t seed) {
-  const unsigned char* p = static_cast<const unsigned char*>(data);
-  uint64_t lane[kLanes];
-  StartLanes(size, seed, lane);
-  const size_t groups = size / kGroupBytes;
-  step_groups(lane, p, groups);
-  size_t i = groups * kGroupBytes;
+using StepGroupsFn = void (*)(uint64_t*, const unsigned char*, size_t);
+
+StepGroupsFn BestStepGroups() {
+#ifdef LOOM_CHECKSUM_AVX2
+  if (HasAvx2()) return &StepGroupsAvx2;
+#endif
+  return &StepGroups;
+}
+
+// The words of the last partial group (fewer than 64 bytes), the lanes
+// folded, then the trailing bytes.
+uint64_t FinishLanes(uint64_t* lane, const unsigned char* p, size_t size) {
+  size_t i = 0;
   for (int l = 0; i + 8 <= size; i += 8, ++l) lane[l] = ci::Step(lane[l], ci::LoadWord(p + i));
   uint64_t h = lane[0];
   for (int l = 1; l < kLanes; ++l) h = ci::Step(h, lane[l]);
   return ci::Finish(h, p + i, size - i);
 }
 
+uint64_t Checksum64x8With(StepGroupsFn step_groups, const void* data, size_t size, uint64_t seed) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  uint64_t lane[kLanes];
+  StartLanes(size, seed, lane);
+  const size_t groups = size / kGroupBytes;
+  step_groups(lane, p, groups);
+  return FinishLanes(lane, p + groups * kGroupBytes, size - groups * kGroupBytes);
+}
+
+constexpr unsigned char kZeroGroup[kGroupBytes] = {};
+
 }  // namespace
+
+Checksum64x8Stream::Checksum64x8Stream(size_t total_size, uint64_t seed) { StartLanes(total_size, seed, lane_); }
+
+void Checksum64x8Stream::Add(const void* data, size_t size) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  added_ += size;
+  if (pending_bytes_ > 0) {  // complete the pending group first
+    const size_t take = std::min(size, kGroupBytes - pending_bytes_);
+    std::memcpy(pending_ + pending_bytes_, p, take);
+    pending_bytes_ += take;
+    p += take;
+    size -= take;
+    if (pending_bytes_ < kGroupBytes) return;
+    StepGroups(lane_, pending_, 1);
+    pending_bytes_ = 0;
+  }
+  const size_t groups = size / kGroupBytes;
+  BestStepGroups()(lane_, p, groups);
+  pending_bytes_ = size - groups * kGroupBytes;
+  std::memcpy(pending_, p + groups * kGroupBytes, pending_bytes_);
+}
+
+void Checksum64x8Stream::AddZeros(size_t size) {
+  while (size > 0) {
+    const size_t n = std::min(size, kGroupBytes);
+    Add(kZeroGroup, n);
+    size -= n;
+  }
+}
+
+uint64_t Checksum64x8Stream::Finish() { return FinishLanes(lane_, pending_, pending_bytes_); }
 
 uint64_t checksum_internal::Checksum64x8Portable(const void* data, size_t size, uint64_t seed) {
   return Checksum64x8With(&StepGroups, data, size, seed);
 }
 
 uint64_t Checksum64x8(const void* data, size_t size, uint64_t seed) {
-#ifdef LOOM_CHECKSUM_AVX2
-  if (HasAvx2()) return Checksum64x8With(&StepGroupsAvx2, data, size, seed);
-#endif
-  return Checksum64x8With(&StepGroups, data, size, seed);
+  return Checksum64x8With(BestStepGroups(), data, size, seed);
 }
 
 }  // namespace loom

@@ -69,6 +69,25 @@ inline uint64_t Checksum64(const void* data, size_t size, uint64_t seed = 0x9e37
 // C++ otherwise (checksum.cc).
 uint64_t Checksum64x8(const void* data, size_t size, uint64_t seed = 0x9e3779b97f4a7c15ull);
 
+// Checksum64x8 of `total_size` bytes handed over in pieces (Add, AddZeros),
+// without holding them all in one buffer: the plan writer's constants
+// section, constant by constant with the zeros between them.
+class Checksum64x8Stream {
+ public:
+  explicit Checksum64x8Stream(size_t total_size, uint64_t seed = 0x9e3779b97f4a7c15ull);
+  void Add(const void* data, size_t size);
+  void AddZeros(size_t size);
+  // Checksum64x8 of the bytes added, which must number total_size.
+  uint64_t Finish();
+  size_t added() const { return added_; }
+
+ private:
+  uint64_t lane_[8];
+  unsigned char pending_[64];  // bytes of the current group of eight words
+  size_t pending_bytes_ = 0;
+  size_t added_ = 0;
+};
+
 namespace checksum_internal {
 // The portable Checksum64x8, for tests that compare the two paths.
 uint64_t Checksum64x8Portable(const void* data, size_t size, uint64_t seed = 0x9e3779b97f4a7c15ull);

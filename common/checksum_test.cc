@@ -2,7 +2,8 @@
 // every format version keep verifying), and the single-word guarantee tested
 // with every single-bit flip of buffers of many sizes (across the lane
 // groups, the leftover words and the trailing bytes), and with single-word
-// replacements by random values; the AVX2 and portable paths agree.
+// replacements by random values; the AVX2 and portable paths agree; the
+// stream over pieces equals the one-shot value.
 #include "common/checksum.h"
 
 #include <gtest/gtest.h>
@@ -106,6 +107,32 @@ TEST(ChecksumTest, DependsOnTheSizeAndTheWordOrder) {
     // Words 0 and 1 (different lanes of Checksum64x8) exchanged.
     for (int i = 0; i < 8; ++i) std::swap(swapped[i], swapped[8 + i]);
     EXPECT_NE(fn(b.data(), b.size(), 0), fn(swapped.data(), swapped.size(), 0));
+  }
+}
+
+// The stream gives Checksum64x8 of the concatenated pieces, however they are
+// cut (pieces of any length, zeros added separately).
+TEST(ChecksumTest, StreamMatchesOneShot) {
+  std::mt19937 rng(3);
+  for (size_t size : {0, 5, 64, 100, 1000, 4099}) {
+    std::vector<unsigned char> b = Pattern(size);
+    for (size_t i = 0; i < size; i += 97) std::fill(b.begin() + i, b.begin() + std::min(size, i + 30), 0);
+    for (int trial = 0; trial < 20; ++trial) {
+      Checksum64x8Stream stream(size);
+      size_t at = 0;
+      while (at < size) {
+        const size_t n = std::min(size - at, static_cast<size_t>(rng() % 150));
+        const bool zeros = std::all_of(b.begin() + at, b.begin() + at + n, [](unsigned char c) { return c == 0; });
+        if (zeros && rng() % 2) {
+          stream.AddZeros(n);
+        } else {
+          stream.Add(b.data() + at, n);
+        }
+        at += n;
+      }
+      EXPECT_EQ(stream.added(), size);
+      EXPECT_EQ(stream.Finish(), Checksum64x8(b.data(), size)) << size << " trial " << trial;
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/logging.h"
+#include "engine/constant_checks.h"
 #include "engine/engine_impl.h"
 #include "engine/plan_convert.h"
 #include "engine/plan_verifier.h"
@@ -140,6 +141,27 @@ Status PrepareKernels(std::vector<PreparedNode>& nodes, const std::vector<Kernel
   return Status::Ok();
 }
 
+// By tensor index: the constants the prepared kernels read (their inputs
+// but those a derived constant replaced, the derived constants they took)
+// and the graph outputs that are constants.
+std::vector<bool> ConstantsRead(const plan::Plan& p, const std::vector<PreparedNode>& nodes,
+                                const std::vector<KernelSetup>& setups) {
+  std::vector<bool> read(p.tensors()->size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const plan::Node& node = *p.nodes()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (node.inputs() != nullptr)
+      for (flatbuffers::uoffset_t k = 0; k < node.inputs()->size(); ++k) {
+        const int32_t idx = node.inputs()->Get(k);
+        if (idx >= 0 && nodes[i].kernel->ReadsConstantInput(k)) read[static_cast<size_t>(idx)] = true;
+      }
+    if (node.derived() != nullptr)
+      for (flatbuffers::uoffset_t k = 0; k < node.derived()->size(); ++k)
+        if (setups[i].derived[k].taken) read[static_cast<size_t>(node.derived()->Get(k)->tensor())] = true;
+  }
+  for (int32_t idx : *p.outputs()) read[static_cast<size_t>(idx)] = true;
+  return read;
+}
+
 }  // namespace
 
 Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& options,
@@ -150,6 +172,16 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
   const plan::Plan& p = *plan_ptr;
   std::unique_ptr<EngineImpl> e(new EngineImpl());
   e->file = std::move(file);
+  // Constants are checked before any kernel reads them, or (constants with
+  // their own checksums) those the kernels read, once they are prepared.
+  const bool per_constant = p.constant_checksums() && !options.check_all_constants;
+  if (per_constant) {
+    if (p.constants_checksum() != e->file->layout().constants_checksum)
+      return Status::Corrupt("plan header's constants checksum differs from the metadata's copy (file damaged)");
+    RETURN_IF_ERROR(CheckConstantPadding(p, e->constants(), e->file->constants_bytes()));
+  } else {
+    RETURN_IF_ERROR(e->file->CheckConstants());
+  }
 
   e->info.format_major = p.format_major();
   e->info.format_minor = p.format_minor();
@@ -282,7 +314,14 @@ Status EngineImpl::Create(std::unique_ptr<PlanFile> file, const LoadOptions& opt
     e->nodes.push_back(std::move(prepared));
     e->node_descs.push_back(std::move(desc));
   }
-  RETURN_IF_ERROR(PrepareKernels(e->nodes, setups, options.num_threads));
+  const Status prepared = PrepareKernels(e->nodes, setups, options.num_threads);
+  if (per_constant) {
+    // A kernel that refused its node may have read a damaged constant: the
+    // damage is the error then.
+    RETURN_IF_ERROR(CheckConstantChecksums(p, e->constants(),
+                                           prepared.ok() ? ConstantsRead(p, e->nodes, setups) : std::vector<bool>()));
+  }
+  RETURN_IF_ERROR(prepared);
   if (fallback_nodes > 0) {
     e->notes.push_back(std::to_string(fallback_nodes) + " node(s) placed on the accelerator run on the CPU instead: " +
                        device_status.message());
@@ -332,7 +371,7 @@ Status Engine::LoadFromBuffer(const void* data, size_t size, const KernelRegistr
 
 Status Engine::Load(const std::string& path, const LoadOptions& options, std::shared_ptr<const Engine>* out) {
   std::unique_ptr<PlanFile> file;
-  RETURN_IF_ERROR(PlanFile::Open(path, &file));
+  RETURN_IF_ERROR(PlanFile::Open(path, &file, ConstantsCheck::kByCaller));
   std::unique_ptr<EngineImpl> impl;
   const Status s = EngineImpl::Create(std::move(file), options, &impl);
   if (!s.ok()) return s.WithContext("plan '" + path + "'");
@@ -343,7 +382,7 @@ Status Engine::Load(const std::string& path, const LoadOptions& options, std::sh
 Status Engine::LoadFromBuffer(const void* data, size_t size, const LoadOptions& options,
                               std::shared_ptr<const Engine>* out) {
   std::unique_ptr<PlanFile> file;
-  RETURN_IF_ERROR(PlanFile::FromBuffer(data, size, &file));
+  RETURN_IF_ERROR(PlanFile::FromBuffer(data, size, &file, ConstantsCheck::kByCaller));
   std::unique_ptr<EngineImpl> impl;
   RETURN_IF_ERROR(EngineImpl::Create(std::move(file), options, &impl));
   out->reset(new Engine(std::move(impl)));

@@ -41,7 +41,7 @@ constexpr int kMapPopulate = 0;
 
 }  // namespace
 
-Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout) {
+Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout, ConstantsCheck constants_check) {
   if (size == 0) return Status::Corrupt("plan is empty (0 bytes)");
   const size_t magic_bytes = size < sizeof(kPlanMagic) ? size : sizeof(kPlanMagic);
   if (std::memcmp(data, kPlanMagic, magic_bytes) != 0)
@@ -106,9 +106,16 @@ Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout) {
 
   if (PlanSectionChecksum(l.format_major, data + l.metadata_offset, l.metadata_bytes) != header.metadata_checksum())
     return Status::Corrupt("plan metadata section checksum mismatch (file damaged)");
-  if (PlanSectionChecksum(l.format_major, data + l.constants_offset, l.constants_bytes) != header.constants_checksum())
-    return Status::Corrupt("plan constants section checksum mismatch (file damaged)");
+  l.constants_checksum = header.constants_checksum();
+  if (constants_check == ConstantsCheck::kWholeSection) RETURN_IF_ERROR(CheckConstantsSection(data, l));
   *layout = l;
+  return Status::Ok();
+}
+
+Status CheckConstantsSection(const uint8_t* data, const PlanLayout& layout) {
+  if (PlanSectionChecksum(layout.format_major, data + layout.constants_offset, layout.constants_bytes) !=
+      layout.constants_checksum)
+    return Status::Corrupt("plan constants section checksum mismatch (file damaged)");
   return Status::Ok();
 }
 
@@ -116,7 +123,7 @@ PlanFile::~PlanFile() {
   if (mapping_ != nullptr) munmap(mapping_, size_);
 }
 
-Status PlanFile::Open(const std::string& path, std::unique_ptr<PlanFile>* out) {
+Status PlanFile::Open(const std::string& path, std::unique_ptr<PlanFile>* out, ConstantsCheck constants_check) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const bool missing = errno == ENOENT;
@@ -150,22 +157,25 @@ Status PlanFile::Open(const std::string& path, std::unique_ptr<PlanFile>* out) {
     file->data_ = static_cast<const uint8_t*>(p);
   }
   ::close(fd);
-  Status s = CheckPlanBytes(file->data_, file->size_, &file->layout_);
+  Status s = CheckPlanBytes(file->data_, file->size_, &file->layout_, constants_check);
   if (!s.ok()) return s.WithContext("plan '" + path + "'");
   *out = std::move(file);
   return Status::Ok();
 }
 
-Status PlanFile::FromBuffer(const void* data, size_t size, std::unique_ptr<PlanFile>* out) {
+Status PlanFile::FromBuffer(const void* data, size_t size, std::unique_ptr<PlanFile>* out,
+                            ConstantsCheck constants_check) {
   if (data == nullptr && size != 0) return Status::InvalidArgument("plan buffer is null");
   std::unique_ptr<PlanFile> file(new PlanFile());
   RETURN_IF_ERROR(file->copy_.Allocate(size, "the plan copy"));
   if (size != 0) std::memcpy(file->copy_.data(), data, size);
   file->data_ = file->copy_.data();
   file->size_ = size;
-  RETURN_IF_ERROR(CheckPlanBytes(file->data_, file->size_, &file->layout_));
+  RETURN_IF_ERROR(CheckPlanBytes(file->data_, file->size_, &file->layout_, constants_check));
   *out = std::move(file);
   return Status::Ok();
 }
+
+Status PlanFile::CheckConstants() const { return CheckConstantsSection(data_, layout_); }
 
 }  // namespace loom

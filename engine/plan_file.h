@@ -9,6 +9,10 @@
 //   after sections, then the checksums of the metadata and of the constants
 //   (the algorithm of the header's format major: PlanSectionChecksum in
 //   schemas/plan_checksum.h; Checksum64 in 1.x, Checksum64x8 from 2.0).
+// The engine defers the constants section's checksum (kByCaller): a 2.2
+// plan with Plan.constant_checksums has its constants checked one by one
+// once the kernels have said which they read (engine.cc); other plans get
+// CheckConstants() before any kernel reads them.
 #pragma once
 
 #include <cstddef>
@@ -29,11 +33,20 @@ struct PlanLayout {
   uint64_t metadata_bytes = 0;
   uint64_t constants_offset = 0;
   uint64_t constants_bytes = 0;
+  uint64_t constants_checksum = 0;  // the header's, of the whole section
 };
 
-// Checks the header and both checksums of the plan bytes [data, data+size).
-// `data` must be 8-byte aligned.
-Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout);
+// Whether opening a plan checks the constants section's checksum, or leaves
+// it to the caller (CheckConstants, or the constants' own checksums).
+enum class ConstantsCheck { kWholeSection, kByCaller };
+
+// Checks the header and the checksums of the plan bytes [data, data+size)
+// (the constants section's only with kWholeSection). `data` must be 8-byte
+// aligned.
+Status CheckPlanBytes(const uint8_t* data, size_t size, PlanLayout* layout,
+                      ConstantsCheck constants_check = ConstantsCheck::kWholeSection);
+// The constants section's checksum against the header's.
+Status CheckConstantsSection(const uint8_t* data, const PlanLayout& layout);
 
 class PlanFile {
  public:
@@ -42,9 +55,13 @@ class PlanFile {
   PlanFile& operator=(const PlanFile&) = delete;
 
   // Maps `path` and checks it. Errors name the file.
-  static Status Open(const std::string& path, std::unique_ptr<PlanFile>* out);
+  static Status Open(const std::string& path, std::unique_ptr<PlanFile>* out,
+                     ConstantsCheck constants_check = ConstantsCheck::kWholeSection);
   // Copies [data, data+size) into aligned memory and checks it.
-  static Status FromBuffer(const void* data, size_t size, std::unique_ptr<PlanFile>* out);
+  static Status FromBuffer(const void* data, size_t size, std::unique_ptr<PlanFile>* out,
+                           ConstantsCheck constants_check = ConstantsCheck::kWholeSection);
+  // The constants section's checksum (for a file opened with kByCaller).
+  Status CheckConstants() const;
 
   const PlanLayout& layout() const { return layout_; }
   const uint8_t* metadata() const { return data_ + layout_.metadata_offset; }

@@ -146,10 +146,27 @@ TEST(PlanFileTest, ChecksumErrorsNameTheSection) {
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
   EXPECT_TRUE(Contains(s, "metadata section checksum")) << s.message();
 
+  // A plan with its constants' own checksums (2.2) names the constant; one
+  // without them, the section.
   bad = plan;
   bad[LoadLe64(plan, testing::kConstantsOffsetAt) + 5] ^= 0x01;
   s = Load(bad);
   EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_TRUE(Contains(s, "plan constant 'c' (tensor 1) checksum mismatch")) << s.message();
+
+  testing::PlanWriter w = testing::SamplePlanWriter();
+  w.constant_checksums = false;
+  bad = w.Finish();
+  bad[LoadLe64(bad, testing::kConstantsOffsetAt) + 5] ^= 0x01;
+  s = Load(bad);
+  EXPECT_EQ(s.code(), StatusCode::kCorrupt);
+  EXPECT_TRUE(Contains(s, "constants section checksum")) << s.message();
+  std::unique_ptr<PlanFile> file;  // PlanFile alone checks the section
+  s = PlanFile::FromBuffer(plan.data(), plan.size(), &file);
+  EXPECT_TRUE(s.ok()) << s.message();
+  bad = plan;
+  bad[LoadLe64(plan, testing::kConstantsOffsetAt) + 5] ^= 0x01;
+  s = PlanFile::FromBuffer(bad.data(), bad.size(), &file);
   EXPECT_TRUE(Contains(s, "constants section checksum")) << s.message();
 }
 

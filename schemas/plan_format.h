@@ -16,7 +16,11 @@ namespace loom {
 // 2.1: Node.derived (constants a kernel derives from the node's constants,
 //      computed by the builder; ignored by 2.0 engines, which derive their own).
 constexpr uint16_t kPlanFormatMajor = 2;
-constexpr uint16_t kPlanFormatMinor = 1;
+// 2.2: Tensor.checksum, Plan.constant_checksums and constants_checksum
+//      (constants checked one by one, and only those the kernels read; 2.1
+//      engines ignore them and check the whole section, whose checksum
+//      stays in the header).
+constexpr uint16_t kPlanFormatMinor = 2;
 // The oldest major version this engine reads.
 constexpr uint16_t kPlanFormatOldestMajor = 1;
 constexpr char kPlanMagic[8] = {'L', 'O', 'O', 'M', 'P', 'L', 'A', 'N'};

@@ -1,9 +1,13 @@
 #include "builder/plan/plan_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
+#include "common/checksum.h"
 #include "schemas/plan_codec.h"
 
 namespace loom {
@@ -47,16 +51,21 @@ class Writer {
       boundaries.push_back(plan::CreateBoundary(b_, it->second, ToPlan(bd.from), ToPlan(bd.to),
                                                 static_cast<float>(bd.predicted_ms)));
     }
-    auto root = plan::CreatePlanDirect(b_, kPlanFormatMajor, kPlanFormatMinor, info.producer.c_str(),
-                                       info.model_hash.c_str(), info.model_producer.c_str(), &tensors, &nodes,
-                                       &inputs, &outputs, arena_.arena_bytes, constants_bytes_,
-                                       info.accelerator_fingerprint.c_str(), &boundaries, info.target.c_str(),
-                                       static_cast<float>(info.clock_mhz), arena_.lower_bound_bytes);
+    auto root =
+        plan::CreatePlanDirect(b_, kPlanFormatMajor, kPlanFormatMinor, info.producer.c_str(), info.model_hash.c_str(),
+                               info.model_producer.c_str(), &tensors, &nodes, &inputs, &outputs, arena_.arena_bytes,
+                               constants_bytes_, info.accelerator_fingerprint.c_str(), &boundaries, info.target.c_str(),
+                               static_cast<float>(info.clock_mhz), arena_.lower_bound_bytes,
+                               /*constant_checksums=*/true, SectionChecksum());
     plan::FinishPlanBuffer(b_, root);
     out->bytes = plan_codec::SealPlan(b_.GetBufferPointer(), b_.GetSize(), constants_bytes_, [&](uint8_t* dst) {
       for (const auto& [data, offset] : constant_offsets_)
         if (data->size()) std::memcpy(dst + offset, data->data(), data->size());
     });
+    plan::FileHeader header;
+    std::memcpy(static_cast<void*>(&header), out->bytes.data(), sizeof(header));
+    if (header.constants_checksum() != SectionChecksum())
+      return Status::Internal("plan writer: the constants section's checksum differs from the one streamed");
     out->constants_bytes = constants_bytes_;
     out->metadata_bytes = b_.GetSize();
     return Status::Ok();
@@ -81,6 +90,29 @@ class Writer {
     return offset;
   }
 
+  // The constants section's checksum (Plan.constants_checksum, format 2.2),
+  // streamed over the placed constants and the zeros between them.
+  uint64_t SectionChecksum() const {
+    std::vector<std::pair<uint64_t, const ir::Buffer*>> placed;
+    for (const auto& [data, offset] : constant_offsets_) placed.emplace_back(offset, data);
+    std::sort(placed.begin(), placed.end());
+    Checksum64x8Stream stream(constants_bytes_);
+    for (const auto& [offset, data] : placed) {
+      if (data->size() == 0) continue;  // an empty constant may share its offset with the next
+      stream.AddZeros(offset - stream.added());
+      stream.Add(data->data(), data->size());
+    }
+    stream.AddZeros(constants_bytes_ - stream.added());
+    return stream.Finish();
+  }
+
+  // Tensor.checksum of a constant (format 2.2), once per buffer.
+  uint64_t ConstantChecksum(const ir::Buffer& data) {
+    auto [it, inserted] = constant_checksums_.emplace(&data, 0);
+    if (inserted) it->second = Checksum64x8(data.data(), data.size());
+    return it->second;
+  }
+
   Status AddTensor(int id, std::vector<fb::Offset<plan::Tensor>>* tensors) {
     const ir::Value& v = g_.value(id);
     if (!v.shape_known || DTypeSize(v.dtype) == 0)
@@ -88,7 +120,7 @@ class Writer {
     // The IR's byte size for every layout: the IR owns NHWC_PADDED's padding.
     const uint64_t size = v.num_bytes();
     plan::Storage storage = plan::Storage::ARENA;
-    uint64_t offset = 0;
+    uint64_t offset = 0, checksum = 0;
     if (v.is_constant()) {
       if (v.data->size() != size)
         return Status::Internal("plan writer: constant '" + v.name + "' holds " + std::to_string(v.data->size()) +
@@ -98,6 +130,7 @@ class Writer {
                                 MemorySpaceName(v.memory_space) + "; constants live in host memory");
       storage = plan::Storage::CONSTANT;
       offset = PlaceConstant(*v.data);
+      checksum = ConstantChecksum(*v.data);
     } else {
       const int64_t o = static_cast<size_t>(id) < arena_.offsets.size() ? arena_.offsets[static_cast<size_t>(id)] : -1;
       if (o < 0) return Status::Internal("plan writer: tensor '" + v.name + "' has no arena offset");
@@ -106,8 +139,8 @@ class Writer {
     fb::Offset<plan::QuantParams> quant = 0;
     if (!v.quant.empty())
       quant = plan::CreateQuantParamsDirect(b_, &v.quant.scale, &v.quant.zero_point, v.quant.axis);
-    tensors->push_back(plan::CreateTensorDirect(b_, v.name.c_str(), ToPlan(v.dtype), &v.shape, ToPlan(v.layout),
-                                                quant, storage, offset, size, ToPlan(v.memory_space)));
+    tensors->push_back(plan::CreateTensorDirect(b_, v.name.c_str(), ToPlan(v.dtype), &v.shape, ToPlan(v.layout), quant,
+                                                storage, offset, size, ToPlan(v.memory_space), checksum));
     return Status::Ok();
   }
 
@@ -134,6 +167,7 @@ class Writer {
   std::vector<int> order_;
   uint64_t constants_bytes_ = 0;  // the constants section: each constant at its offset, zeros between
   std::unordered_map<const ir::Buffer*, uint64_t> constant_offsets_;
+  std::unordered_map<const ir::Buffer*, uint64_t> constant_checksums_;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <functional>
 #include <vector>
 
+#include "common/checksum.h"
 #include "kernels/fpga/kernels/launch_attrs.h"
 #include "kernels/fpga/model/little_endian.h"
 #include "loom/fpga/accel_contract.h"
@@ -22,9 +23,10 @@ namespace testing {
 // The plan with the first `Op` command of its first launch's stream changed
 // by `patch`; *index is that command's. The stream is a uint8 constant (the
 // launching node's next-to-last input, launch_attrs.h), so its bytes sit in
-// the constants section at the tensor's offset: patched there, then the
-// plan is sealed again (the section is checksummed). Rebuilding the graph
-// could not make a bad stream, and the engine API does not expose constants.
+// the constants section at the tensor's offset: patched there, the
+// constant's own checksum and the section's copy in the metadata updated,
+// then the plan is sealed again. Rebuilding the graph could not make a bad
+// stream, and the engine API does not expose constants.
 template <typename Op>
 std::vector<uint8_t> PatchFirstCommand(const std::vector<uint8_t>& plan_bytes,
                                        const std::function<void(const plan::Plan&, Op*)>& patch, uint32_t* index) {
@@ -52,8 +54,18 @@ std::vector<uint8_t> PatchFirstCommand(const std::vector<uint8_t>& plan_bytes,
     fpga::contract::Command command;
     EXPECT_TRUE(fpga::contract::Encode(op, &command));
     fpga::CommandToBytes(command, bytes);
-    return plan_codec::SealPlan(plan_bytes.data() + h.metadata_offset(), h.metadata_bytes(), constants.data(),
-                                constants.size());
+    std::vector<uint8_t> metadata(plan_bytes.begin() + h.metadata_offset(),
+                                  plan_bytes.begin() + h.metadata_offset() + h.metadata_bytes());
+    plan::Plan* mutable_plan = plan::GetMutablePlan(metadata.data());
+    if (p.constant_checksums()) {
+      for (flatbuffers::uoffset_t t = 0; t < p.tensors()->size(); ++t) {
+        if (p.tensors()->Get(t) != stream) continue;
+        EXPECT_TRUE(mutable_plan->mutable_tensors()->GetMutableObject(t)->mutate_checksum(
+            Checksum64x8(commands, stream->size_bytes())));
+      }
+      EXPECT_TRUE(mutable_plan->mutate_constants_checksum(Checksum64x8(constants.data(), constants.size())));
+    }
+    return plan_codec::SealPlan(metadata.data(), metadata.size(), constants.data(), constants.size());
   }
   ADD_FAILURE() << "no " << fpga::contract::OpcodeName(Op::kOpcode) << " in the launch's command stream";
   return {};

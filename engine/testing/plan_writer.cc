@@ -86,7 +86,8 @@ std::vector<uint8_t> PlanWriter::Finish() {
       quant = plan::CreateQuantParamsDirect(fbb, &t.quant_scale, &t.quant_zero_point, t.quant_axis);
     tensor_offsets.push_back(plan::CreateTensorDirect(
         fbb, t.name.c_str(), static_cast<plan::DType>(t.dtype), &t.shape, static_cast<plan::Layout>(t.layout), quant,
-        static_cast<plan::Storage>(t.storage), t.offset, t.size_bytes, static_cast<plan::MemorySpace>(t.memory_space)));
+        static_cast<plan::Storage>(t.storage), t.offset, t.size_bytes, static_cast<plan::MemorySpace>(t.memory_space),
+        constant_checksums && t.storage == 1 ? Checksum64x8(t.data.data(), t.data.size()) : 0));
   }
   std::vector<flatbuffers::Offset<plan::Node>> node_offsets;
   for (const PlanNode& n : nodes) {
@@ -103,10 +104,11 @@ std::vector<uint8_t> PlanWriter::Finish() {
   }
   const uint16_t meta_major = metadata_format_major < 0 ? format_major : static_cast<uint16_t>(metadata_format_major);
   const uint16_t meta_minor = metadata_format_minor < 0 ? format_minor : static_cast<uint16_t>(metadata_format_minor);
-  auto root =
-      plan::CreatePlanDirect(fbb, meta_major, meta_minor, producer.c_str(), model_hash.c_str(), "test 1.0",
-                             &tensor_offsets, &node_offsets, &inputs, &outputs, arena_bytes, constants.size(),
-                             accelerator_fingerprint.c_str());
+  auto root = plan::CreatePlanDirect(
+      fbb, meta_major, meta_minor, producer.c_str(), model_hash.c_str(), "test 1.0", &tensor_offsets, &node_offsets,
+      &inputs, &outputs, arena_bytes, constants.size(), accelerator_fingerprint.c_str(), nullptr, nullptr, 0.f, 0,
+      constant_checksums,
+      constant_checksums ? PlanSectionChecksum(format_major, constants.data(), constants.size()) : 0);
   plan::FinishPlanBuffer(fbb, root);
 
   return plan_codec::SealPlan(fbb.GetBufferPointer(), fbb.GetSize(), constants.data(), constants.size(),

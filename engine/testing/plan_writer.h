@@ -89,6 +89,9 @@ class PlanWriter {
   std::string producer = "loom test";
   std::string model_hash = "0123456789abcdef";
   std::string accelerator_fingerprint;
+  // Plan.constant_checksums (format 2.2), each constant's Tensor.checksum
+  // computed from its data, as the builder writes them.
+  bool constant_checksums = true;
 
   PlanWriter();
 };

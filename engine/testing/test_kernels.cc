@@ -17,14 +17,20 @@ Status CheckFloatUnary(const KernelSetup& s) {
   return Status::Ok();
 }
 
+// Two float32 inputs and one output, all of one shape.
+Status CheckFloatBinary(const KernelSetup& s) {
+  if (s.inputs.size() != 2 || s.outputs.size() != 1) return s.Invalid("expected 2 inputs and 1 output");
+  for (const TensorInfo& t : {s.inputs[0], s.inputs[1], s.outputs[0]}) {
+    if (!t.present || t.dtype != DType::kFloat32) return s.Unsupported("only float32");
+    if (t.shape != s.outputs[0].shape) return s.Invalid("shapes differ");
+  }
+  return Status::Ok();
+}
+
 class AddKernel final : public Kernel {
  public:
   Status Prepare(const KernelSetup& s) override {
-    if (s.inputs.size() != 2 || s.outputs.size() != 1) return s.Invalid("expected 2 inputs and 1 output");
-    for (const TensorInfo& t : {s.inputs[0], s.inputs[1], s.outputs[0]}) {
-      if (!t.present || t.dtype != DType::kFloat32) return s.Unsupported("only float32");
-      if (t.shape != s.outputs[0].shape) return s.Invalid("shapes differ");
-    }
+    RETURN_IF_ERROR(CheckFloatBinary(s));
     n_ = s.outputs[0].num_elements();
     return Status::Ok();
   }
@@ -119,6 +125,35 @@ class CheckKernel final : public Kernel {
   int64_t n_ = 0;
 };
 
+// y = x + b for a constant b, or + the derived constant "test.packed" (b's
+// size) in b's place when the plan offers it: b is then never read.
+// Prepare refuses a b whose first element is negative (a kernel that reads
+// a constant to accept its node).
+class PackedKernel final : public Kernel {
+ public:
+  Status Prepare(const KernelSetup& s) override {
+    RETURN_IF_ERROR(CheckFloatBinary(s));
+    if (s.inputs[1].const_data == nullptr) return s.Invalid("b must be constant");
+    n_ = s.outputs[0].num_elements();
+    derived_ = static_cast<const float*>(s.FindDerived("test.packed", s.inputs[1].num_bytes()));
+    if (derived_ == nullptr && n_ > 0 && static_cast<const float*>(s.inputs[1].const_data)[0] < 0.f)
+      return s.Invalid("b[0] is negative");
+    return Status::Ok();
+  }
+  bool ReadsConstantInput(size_t i) const override { return !(i == 1 && derived_ != nullptr); }
+  Status Run(const KernelArgs& args) const override {
+    const float* x = args.in<float>(0);
+    const float* b = derived_ ? derived_ : args.in<float>(1);
+    float* y = args.out<float>(0);
+    for (int64_t i = 0; i < n_; ++i) y[i] = x[i] + b[i];
+    return Status::Ok();
+  }
+
+ private:
+  int64_t n_ = 0;
+  const float* derived_ = nullptr;
+};
+
 class RefuseKernel final : public Kernel {
  public:
   Status Prepare(const KernelSetup& s) override { return s.Unsupported("refused by design"); }
@@ -134,6 +169,7 @@ const KernelRegistry& TestKernelRegistry() {
     r->Add({"test.Relu", "Relu", "", Device::kCpu, MakeKernel<ReluKernel>, LayoutBit(Layout::kRowMajor)});
     r->Add({"test.Scale", "Scale", "", Device::kCpu, MakeKernel<ScaleKernel>, LayoutBit(Layout::kRowMajor)});
     r->Add({"test.Check", "Check", "", Device::kCpu, MakeKernel<CheckKernel>, LayoutBit(Layout::kRowMajor)});
+    r->Add({"test.Packed", "Packed", "", Device::kCpu, MakeKernel<PackedKernel>, LayoutBit(Layout::kRowMajor)});
     r->Add({"test.Refuse", "Refuse", "", Device::kCpu, MakeKernel<RefuseKernel>, LayoutBit(Layout::kRowMajor)});
     return r;
   }();

@@ -9,6 +9,9 @@
 //   test.Check  Check   float32 copy; Run fails with OutOfRange on a negative
 //                       first element (a data-dependent run-time error); an
 //                       optional second input must be omitted
+//   test.Packed Packed  float32 x + b for a constant b, or + the derived
+//                       constant "test.packed" in b's place (b then unread);
+//                       Prepare refuses a negative b[0]
 //   test.Refuse Refuse  Prepare always returns Unsupported
 #pragma once
 

@@ -27,6 +27,9 @@
 // an offered constant in place, without copying, when its key is the one it
 // would compute itself and the size matches, and otherwise computes its own
 // as before (a plan built on another CPU still runs, only loads slower).
+// A kernel that took a derived constant in place of a constant input (the
+// raw weights it would otherwise transform) says so in ReadsConstantInput:
+// the engine then neither checks nor pages in those bytes at load.
 #pragma once
 
 #include <cstddef>
@@ -71,6 +74,8 @@ struct DerivedConstant {
   std::string key;
   const void* data = nullptr;
   size_t bytes = 0;
+  // Engine only: set when FindDerived handed the constant to the kernel.
+  mutable bool taken = false;
 };
 
 // A node as its kernel sees it. It carries no node name: kernels return bare
@@ -110,10 +115,15 @@ struct KernelSetup {
   Status Unsupported(const std::string& what) const { return Error(StatusCode::kUnsupported, what); }
 
   bool HasInput(size_t i) const { return i < inputs.size() && inputs[i].present; }
-  // The offered derived constant with this key and size, or null.
+  // The offered derived constant with this key and size, or null. A kernel
+  // asks only for what it will use: the engine counts a constant it handed
+  // out as read (and checks its bytes).
   const void* FindDerived(const std::string& key, size_t bytes) const {
     for (const DerivedConstant& d : derived)
-      if (d.key == key && d.bytes == bytes) return d.data;
+      if (d.key == key && d.bytes == bytes) {
+        d.taken = true;
+        return d.data;
+      }
     return nullptr;
   }
 };
@@ -158,6 +168,15 @@ class Kernel {
   // pack_constants), for the builder to store in the plan. Pointers stay
   // valid while the kernel lives.
   virtual std::vector<DerivedConstant> DerivedConstants() const { return {}; }
+
+  // Optional: whether the kernel, as prepared, reads the data of constant
+  // input `i` (in Prepare or in Run). False only for an input a derived
+  // constant replaced in the last Prepare: neither Prepare nor Run touched
+  // or will touch its bytes. Called after a successful Prepare.
+  virtual bool ReadsConstantInput(size_t i) const {
+    (void)i;
+    return true;
+  }
 
   // Optional: output shapes for a node whose shapes ONNX inference could not
   // settle (data-dependent ops such as Range, NonZero or Reshape), computed

@@ -90,7 +90,7 @@ if [[ -x /usr/bin/python3 ]]; then
   /usr/bin/python3 - "$WORK/out.txt" <<'PY' && pass "inspect json fields" || fail "inspect json fields"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["format_version"] == "2.1", j["format_version"]
+assert j["format_version"] == "2.2", j["format_version"]
 assert 0 <= j["arena_lower_bound_bytes"] <= j["arena_bytes"], (j["arena_lower_bound_bytes"], j["arena_bytes"])
 assert [n["kernel"] for n in j["nodes"]] == ["cpu.Add", "cpu.Relu"]
 assert j["nodes"][1]["inputs"] == ["sum"] and j["nodes"][1]["outputs"] == ["y/out"]
@@ -116,6 +116,8 @@ assert j['load_ms'] > 0 and j['first_run_ms'] > 0
 fi
 expect_ok "bench text" "$LOOM" bench "$PLAN" --iters 3
 grep -q "median" "$WORK/out.txt" || fail "bench text shows median"
+expect_ok "bench --check-all-constants" "$LOOM" bench "$PLAN" --iters 1 --check-all-constants
+expect_ok "run --check-all-constants" "$LOOM" run "$PLAN" --random --check-all-constants
 
 # The build side, when this loom has it (LOOM_BUILDER=ON).
 if "$LOOM" build --help >/dev/null 2>&1; then

@@ -99,12 +99,15 @@ void AddDeviceOptions(CLI::App* cmd, DeviceOptions* o) {
   cmd->add_option("--udmabuf", o->udmabuf, "fpga-zynq: the DMA buffer device (default /dev/udmabuf0)");
   cmd->add_flag("--allow-cpu-fallback", o->allow_cpu_fallback,
                 "Run FPGA nodes on the CPU when the device is absent or another accelerator");
+  cmd->add_flag("--check-all-constants", o->check_all_constants,
+                "Check every byte of the plan's constants while loading, not only those the kernels read");
 }
 
 Status LoadEngineOn(const std::string& plan, const DeviceOptions& o, std::shared_ptr<const Engine>* engine) {
   LoadOptions options;
   options.registry = &fpga::FpgaKernelRegistry();
   options.allow_cpu_fallback = o.allow_cpu_fallback;
+  options.check_all_constants = o.check_all_constants;
   RETURN_IF_ERROR(CheckOptions(o));
   if (o.device != "cpu") RETURN_IF_ERROR(OpenRuntime(o, &options.device));
   RETURN_IF_ERROR(Engine::Load(plan, options, engine));

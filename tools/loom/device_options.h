@@ -7,6 +7,8 @@
 //   --udmabuf PATH         fpga-zynq: the DMA buffer (default /dev/udmabuf0)
 //   --allow-cpu-fallback   run FPGA nodes on their CPU fallbacks when the
 //                          device is absent or another accelerator
+//   --check-all-constants  check every byte of the plan's constants while
+//                          loading, not only the constants the kernels read
 // An unknown device is an error listing the valid ones, and so is an option
 // of one backend given for another device.
 #pragma once
@@ -28,6 +30,7 @@ struct DeviceOptions {
   std::string fpga_uio;
   std::string udmabuf;  // empty: the factory's /dev/udmabuf0
   bool allow_cpu_fallback = false;
+  bool check_all_constants = false;
 };
 
 void AddDeviceOptions(CLI::App* cmd, DeviceOptions* options);

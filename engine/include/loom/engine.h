@@ -114,6 +114,11 @@ struct LoadOptions {
   // weights) while loading, the calling thread included; 0 means one per
   // core. They exist only during Load.
   int num_threads = 0;
+  // Check the whole constants section against its checksum. By default a
+  // plan whose constants carry their own checksums (format 2.2) has only
+  // the constants its kernels read checked (and the zeros between them),
+  // so that raw weights replaced by derived constants are not read at all.
+  bool check_all_constants = false;
 };
 
 struct ContextOptions {

@@ -118,6 +118,7 @@ class ConvKernel final : public Kernel {
   size_t ScratchBytes(int num_threads) const override;
   Status Run(const KernelArgs& args) const override;
   std::vector<DerivedConstant> DerivedConstants() const override;
+  bool ReadsConstantInput(size_t i) const override { return !(i == 1 && w_derived_); }
 
  private:
   enum class Path { kPointwise, kDepthwise, kIm2col };
@@ -152,9 +153,11 @@ class ConvKernel final : public Kernel {
   // empty key when this node has none.
   std::string derived_key_;
   size_t derived_bytes_ = 0;
+  bool w_derived_ = false;  // a derived constant replaces W: W is never read
 };
 
 Status ConvKernel::Prepare(const KernelSetup& setup) {
+  w_derived_ = false;
   if (setup.inputs.size() < 2 || setup.inputs.size() > 4 || !setup.HasInput(0) || !setup.HasInput(1))
     return setup.Invalid("expects inputs X, W, optional B and optional residual R, got " +
                          std::to_string(setup.inputs.size()));
@@ -263,6 +266,7 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
       const bool transform = setup.pack_constants && derived == nullptr;
       winograd_->Prepare(ws, tile, transform ? static_cast<const float*>(w.const_data) : nullptr, act_);
       if (derived) winograd_->UseTransformedFilters(static_cast<const float*>(derived));
+      w_derived_ = derived != nullptr;
       return Status::Ok();
     }
   }
@@ -273,6 +277,7 @@ Status ConvKernel::Prepare(const KernelSetup& setup) {
       derived_bytes_ = PackedMatrixF32::FloatsA(cout_g_, k_) * sizeof(float);
       if (const void* derived = setup.FindDerived(derived_key_, derived_bytes_)) {
         packed_w_ = {PackedMatrixF32::ViewA(static_cast<const float*>(derived), cout_g_, k_)};
+        w_derived_ = true;
         return Status::Ok();
       }
     }

@@ -4,8 +4,11 @@
 // another, are used in place: the same
 // result as deriving them itself, a different one when the offered bytes are
 // poisoned (proof that they were used), and ignored under another key or size.
+// A kernel that uses them never reads the raw weights (NaN weights change
+// nothing) and says so (ReadsConstantInput), so the engine skips checking them.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -64,20 +67,22 @@ TEST_P(ConvDerivedTest, OfferedConstantsAreUsedInPlace) {
                                           TestTensor::Const<float>({c.cout, c.cin, c.k, c.k},
                                                                    random(c.cout * c.cin * c.k * c.k)),
                                           TestTensor::Const<float>({c.cout}, random(c.cout))};
-  auto run = [&](const std::vector<DerivedConstant>& offered) {
+  auto run_on = [&](const std::vector<TestTensor>& in, const std::vector<DerivedConstant>& offered) {
     std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, {1, c.cout, c.h, c.w})};
     RunOptions options;
     options.derived = offered;
-    const Status s = RunKernel("Conv", attrs, inputs, &out, options);
+    const Status s = RunKernel("Conv", attrs, in, &out, options);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return out[0].As<float>();
   };
+  auto run = [&](const std::vector<DerivedConstant>& offered) { return run_on(inputs, offered); };
 
   // What a kernel prepared as the engine prepares it derives.
   const KernelSetup setup =
       testing::MakeKernelSetup("Conv", attrs, inputs, {TestTensor::Empty(DType::kFloat32, {1, c.cout, c.h, c.w})});
   std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindById("cpu.Conv")->create();
   ASSERT_TRUE(kernel->Prepare(setup).ok());
+  EXPECT_TRUE(kernel->ReadsConstantInput(1)) << c.name;
   const std::vector<DerivedConstant> derived = kernel->DerivedConstants();
   ASSERT_EQ(derived.size(), 1u) << c.name;
   EXPECT_NE(derived[0].key.find(std::string(c.winograd) == "0" ? "conv.weights" : "conv_winograd"),
@@ -88,6 +93,15 @@ TEST_P(ConvDerivedTest, OfferedConstantsAreUsedInPlace) {
 
   const std::vector<float> reference = run({});
   EXPECT_EQ(run(held.constants), reference) << c.name;
+  std::vector<TestTensor> nan_weights = inputs;
+  nan_weights[1] = TestTensor::Const<float>(inputs[1].shape, std::vector<float>(inputs[1].As<float>().size(), NAN));
+  EXPECT_EQ(run_on(nan_weights, held.constants), reference) << c.name;
+  KernelSetup offered = setup;
+  offered.derived = held.constants;
+  std::unique_ptr<Kernel> taker = KernelRegistry::Global().FindById("cpu.Conv")->create();
+  ASSERT_TRUE(taker->Prepare(offered).ok());
+  EXPECT_FALSE(taker->ReadsConstantInput(1)) << c.name;
+  EXPECT_TRUE(taker->ReadsConstantInput(2)) << c.name;
 
   // Poisoned bytes under the right key change the result: they are used.
   HeldConstants poisoned;
@@ -123,18 +137,20 @@ TEST(GemmDerivedTest, OfferedPackedBIsUsedInPlace) {
     const std::vector<TestTensor> inputs = {TestTensor::Of<float>({m, k}, random(m * k)),
                                             TestTensor::Const<float>(b_shape, random(k * n)),
                                             TestTensor::Const<float>({n}, random(n))};
-    auto run = [&](const std::vector<DerivedConstant>& offered) {
+    auto run_on = [&](const std::vector<TestTensor>& in, const std::vector<DerivedConstant>& offered) {
       std::vector<TestTensor> out = {TestTensor::Empty(DType::kFloat32, {m, n})};
       RunOptions options;
       options.derived = offered;
-      const Status s = RunKernel("Gemm", attrs, inputs, &out, options);
+      const Status s = RunKernel("Gemm", attrs, in, &out, options);
       EXPECT_TRUE(s.ok()) << s.ToString();
       return out[0].As<float>();
     };
+    auto run = [&](const std::vector<DerivedConstant>& offered) { return run_on(inputs, offered); };
     const KernelSetup setup =
         testing::MakeKernelSetup("Gemm", attrs, inputs, {TestTensor::Empty(DType::kFloat32, {m, n})});
     std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindById("cpu.Gemm")->create();
     ASSERT_TRUE(kernel->Prepare(setup).ok());
+    EXPECT_TRUE(kernel->ReadsConstantInput(1));
     const std::vector<DerivedConstant> derived = kernel->DerivedConstants();
     ASSERT_EQ(derived.size(), 1u);
     EXPECT_EQ(derived[0].key.find("gemm.b "), 0u) << derived[0].key;
@@ -142,6 +158,15 @@ TEST(GemmDerivedTest, OfferedPackedBIsUsedInPlace) {
     held.Add(derived[0]);
     const std::vector<float> reference = run({});
     EXPECT_EQ(run(held.constants), reference) << "transB " << trans_b;
+    std::vector<TestTensor> nan_b = inputs;
+    nan_b[1] = TestTensor::Const<float>(b_shape, std::vector<float>(static_cast<size_t>(k * n), NAN));
+    EXPECT_EQ(run_on(nan_b, held.constants), reference) << "transB " << trans_b;
+    KernelSetup offered = setup;
+    offered.derived = held.constants;
+    std::unique_ptr<Kernel> taker = KernelRegistry::Global().FindById("cpu.Gemm")->create();
+    ASSERT_TRUE(taker->Prepare(offered).ok());
+    EXPECT_FALSE(taker->ReadsConstantInput(1)) << "transB " << trans_b;
+    EXPECT_TRUE(taker->ReadsConstantInput(2)) << "transB " << trans_b;
     std::memset(const_cast<void*>(held.constants[0].data), 0, held.constants[0].bytes);
     EXPECT_NE(run(held.constants), reference) << "transB " << trans_b;
     held.constants[0].key += " other";

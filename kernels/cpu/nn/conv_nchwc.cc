@@ -69,6 +69,7 @@ class ConvNchwcKernel final : public Kernel {
   size_t ScratchBytes(int num_threads) const override;
   Status Run(const KernelArgs& args) const override;
   std::vector<DerivedConstant> DerivedConstants() const override;
+  bool ReadsConstantInput(size_t i) const override { return !(i == 1 && filters_derived_); }
 
  private:
   // Sets up winograd_ when the conv takes that path (3x3, stride 1, dilation
@@ -93,6 +94,7 @@ class ConvNchwcKernel final : public Kernel {
   std::unique_ptr<WinogradConvF32> winograd_;
   std::string filter_key_;  // winograd_'s transformed filters as a derived constant
   size_t filter_bytes_ = 0;
+  bool filters_derived_ = false;  // winograd_ uses the plan's transformed filters: W is never read
 };
 
 // OIHW from [Cout/8, Cin/8, 3, 3, 8 (ci), 8 (co)].
@@ -109,6 +111,7 @@ std::vector<float> UnblockWeights(const float* w, int64_t out_blocks, int64_t in
 
 void ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg) {
   winograd_.reset();
+  filters_derived_ = false;
   const TensorInfo& w = setup.inputs[1];
   if (!w.const_data || !wg.IsWinograd3x3()) return;
   const WinogradConvShape ws = WinogradShapeOf(batch_, g_.in_blocks * kB, g_.out_blocks * kB, wg, kB);
@@ -123,6 +126,7 @@ void ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeom
     oihw = UnblockWeights(static_cast<const float*>(w.const_data), g_.out_blocks, g_.in_blocks);
   winograd_->Prepare(ws, tile, oihw.empty() ? nullptr : oihw.data(), act_);
   if (derived) winograd_->UseTransformedFilters(static_cast<const float*>(derived));
+  filters_derived_ = derived != nullptr;
 }
 
 Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {

@@ -350,7 +350,9 @@ TEST(ConvNchwc, WinogradFiltersAreADerivedConstant) {
     return y[0].As<float>();
   };
   std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindById("cpu.ConvNchwc.loom")->create();
-  ASSERT_TRUE(kernel->Prepare(testing::MakeKernelSetup("ConvNchwc", Attrs(c), in, {out}, Options(1, "loom"))).ok());
+  const KernelSetup setup = testing::MakeKernelSetup("ConvNchwc", Attrs(c), in, {out}, Options(1, "loom"));
+  ASSERT_TRUE(kernel->Prepare(setup).ok());
+  EXPECT_TRUE(kernel->ReadsConstantInput(1));
   const std::vector<DerivedConstant> derived = kernel->DerivedConstants();
   ASSERT_EQ(derived.size(), 1u);
   EXPECT_EQ(derived[0].key.rfind("conv_winograd.filters", 0), 0u) << derived[0].key;
@@ -360,6 +362,23 @@ TEST(ConvNchwc, WinogradFiltersAreADerivedConstant) {
   float* copy = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / sizeof(float);
   std::memcpy(copy, derived[0].data, derived[0].bytes);
   EXPECT_EQ(run({{derived[0].key, copy, derived[0].bytes}}), reference);
+  // Taking them, the kernel never reads W (the engine skips checking it):
+  // NaN weights change nothing.
+  {
+    std::vector<TestTensor> nan_in = in;
+    nan_in[1] = TestTensor::Const<float>(in[1].shape, std::vector<float>(w.size(), NAN));
+    std::vector<TestTensor> y = {out};
+    RunOptions o = Options(1, "loom");
+    o.derived = {{derived[0].key, copy, derived[0].bytes}};
+    ASSERT_TRUE(RunKernel("ConvNchwc", Attrs(c), nan_in, &y, o).ok());
+    EXPECT_EQ(y[0].As<float>(), reference);
+    KernelSetup offered = setup;
+    offered.derived = o.derived;
+    std::unique_ptr<Kernel> taker = KernelRegistry::Global().FindById("cpu.ConvNchwc.loom")->create();
+    ASSERT_TRUE(taker->Prepare(offered).ok());
+    EXPECT_FALSE(taker->ReadsConstantInput(1));
+    EXPECT_TRUE(taker->ReadsConstantInput(0));
+  }
   std::fill(copy, copy + derived[0].bytes / sizeof(float), 0.f);
   EXPECT_NE(run({{derived[0].key, copy, derived[0].bytes}}), reference);
   EXPECT_EQ(run({{derived[0].key + " other", copy, derived[0].bytes}}), reference);

@@ -29,6 +29,7 @@ class GemmKernel final : public Kernel {
   Status Run(const KernelArgs& args) const override;
   // The packed constant B, which a plan may store (kernel.h).
   std::vector<DerivedConstant> DerivedConstants() const override;
+  bool ReadsConstantInput(size_t i) const override { return !(i == 1 && b_derived_); }
 
  private:
   // Y[i][j] = C[i % c_rows_][j % c_cols_] (C broadcast to M x N).
@@ -46,9 +47,11 @@ class GemmKernel final : public Kernel {
   PackedMatrixF32 packed_b_;
   std::string derived_key_;
   size_t derived_bytes_ = 0;
+  bool b_derived_ = false;  // packed_b_ is the plan's derived constant: B is never read
 };
 
 Status GemmKernel::Prepare(const KernelSetup& setup) {
+  b_derived_ = false;
   if (setup.inputs.size() < 2 || setup.inputs.size() > 3 || !setup.HasInput(0) || !setup.HasInput(1))
     return setup.Invalid("expects inputs A, B and optional C, got " + std::to_string(setup.inputs.size()));
   if (setup.outputs.size() != 1) return setup.Invalid("expects 1 output");
@@ -108,6 +111,7 @@ Status GemmKernel::Prepare(const KernelSetup& setup) {
     derived_bytes_ = PackedMatrixF32::FloatsB(k_, n_) * sizeof(float);
     if (const void* derived = setup.FindDerived(derived_key_, derived_bytes_)) {
       packed_b_ = PackedMatrixF32::ViewManyB(static_cast<const float*>(derived), 1, k_, n_)[0];
+      b_derived_ = true;
     } else {
       packed_b_.PackB(static_cast<const float*>(b.const_data), b.shape[1], trans_b_, k_, n_);
     }
