@@ -3,10 +3,11 @@
 # checkout:
 #   deps        scripts/install_deps.sh
 #   build       Release build in build/ (Ninja, -j2)
-#   unit, conformance, zoo, zoo-int8, hw, badinput   ctest labels in build/ (hw:
-#               the accelerator's RTL under Verilator)
+#   tests       ctest labels unit, conformance, zoo, zoo-int8, hw, badinput in
+#               build/, in one run (hw: the accelerator's RTL under Verilator;
+#               ctest's label summary gives each label's time)
 #   asan-build  AddressSanitizer + UBSan build in build-asan/
-#   asan-unit, asan-conformance, asan-badinput   the same labels (no zoo)
+#   asan-tests  labels unit, conformance, badinput there (no zoo)
 #   cross       scripts/cross_build.sh aarch64 (if present)
 #   engine-deps scripts/check_engine_deps.sh build [build-aarch64] (if present)
 # Every stage runs even if an earlier one failed (stages that need a failed
@@ -57,32 +58,44 @@ configure_and_build() {
   cmake -G Ninja -S "$ROOT" -B "$dir" "$@" && ninja -C "$dir" -j"$JOBS"
 }
 
-# The end-to-end labels print their counts and tables even when they pass.
-ctest_label() {
-  local dir=$1 label=$2 verbose=()
-  [[ $label == unit ]] || verbose=(-V)
-  ctest --test-dir "$dir" -L "^${label}\$" --output-on-failure --no-tests=error -j"$JOBS" "${verbose[@]}"
+# ctest_labels DIR LABEL...: one ctest run over the labels, so that tests of
+# different labels share the cores (a one-process test such as zoo_int8
+# would otherwise leave one idle; tests/CMakeLists.txt gives the long ones a
+# COST so they start first). Unit tests print their output on failure only;
+# the end-to-end tests' outputs (counts, tables) follow the run, test by
+# test, from ctest's log.
+ctest_labels() {
+  local dir=$1; shift
+  local regex rc=0
+  regex="^($(IFS='|'; echo "$*"))\$"
+  local unit_tests  # listed first: a ctest run rewrites the log
+  unit_tests=$(ctest --test-dir "$dir" -N -L '^unit$' | sed -n 's/^ *Test *#[0-9]*: //p' | tr '\n' ' ')
+  ctest --test-dir "$dir" -L "$regex" --output-on-failure --no-tests=error -j"$JOBS" || rc=$?
+  awk -v unit=" $unit_tests" '
+    /^[0-9]+\/[0-9]+ Testing: / { name = $3; show = index(unit, " " name " ") == 0; next }
+    /^Output:$/ { if (show) printf "\n-------- %s\n", name; out = 1; getline; next }
+    /^<end of output>$/ { out = 0; next }
+    out && show { print }
+  ' "$dir/Testing/Temporary/LastTest.log"
+  return $rc
 }
 
 run_stage deps bash "$ROOT/scripts/install_deps.sh"
 
+LABELS=(unit conformance zoo zoo-int8 hw badinput)
 if run_stage build configure_and_build "$BUILD" -DCMAKE_BUILD_TYPE=Release; then
-  for label in unit conformance zoo zoo-int8 hw badinput; do
-    run_stage "$label" ctest_label "$BUILD" "$label"
-  done
+  run_stage "tests" ctest_labels "$BUILD" "${LABELS[@]}"
 else
-  for label in unit conformance zoo zoo-int8 hw badinput; do skip_stage "$label" "build failed" fail; done
+  skip_stage "tests" "build failed" fail
 fi
 
 # -O1: sanitizer builds compile faster and keep useful stack traces. The RTL
 # tests run in the main build only (Verilated models are slow to compile).
 if run_stage asan-build configure_and_build "$ASAN_BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
     -DLOOM_SANITIZE=ON -DLOOM_HW=OFF; then
-  for label in unit conformance badinput; do
-    run_stage "asan-$label" ctest_label "$ASAN_BUILD" "$label"
-  done
+  run_stage "asan-tests" ctest_labels "$ASAN_BUILD" unit conformance badinput
 else
-  for label in unit conformance badinput; do skip_stage "asan-$label" "asan build failed" fail; done
+  skip_stage "asan-tests" "asan build failed" fail
 fi
 
 CROSS_OK=0
