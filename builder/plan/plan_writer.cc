@@ -51,12 +51,13 @@ class Writer {
       boundaries.push_back(plan::CreateBoundary(b_, it->second, ToPlan(bd.from), ToPlan(bd.to),
                                                 static_cast<float>(bd.predicted_ms)));
     }
+    const uint64_t section_checksum = SectionChecksum();
     auto root =
         plan::CreatePlanDirect(b_, kPlanFormatMajor, kPlanFormatMinor, info.producer.c_str(), info.model_hash.c_str(),
                                info.model_producer.c_str(), &tensors, &nodes, &inputs, &outputs, arena_.arena_bytes,
                                constants_bytes_, info.accelerator_fingerprint.c_str(), &boundaries, info.target.c_str(),
                                static_cast<float>(info.clock_mhz), arena_.lower_bound_bytes,
-                               /*constant_checksums=*/true, SectionChecksum());
+                               /*constant_checksums=*/true, section_checksum);
     plan::FinishPlanBuffer(b_, root);
     out->bytes = plan_codec::SealPlan(b_.GetBufferPointer(), b_.GetSize(), constants_bytes_, [&](uint8_t* dst) {
       for (const auto& [data, offset] : constant_offsets_)
@@ -64,7 +65,7 @@ class Writer {
     });
     plan::FileHeader header;
     std::memcpy(static_cast<void*>(&header), out->bytes.data(), sizeof(header));
-    if (header.constants_checksum() != SectionChecksum())
+    if (header.constants_checksum() != section_checksum)
       return Status::Internal("plan writer: the constants section's checksum differs from the one streamed");
     out->constants_bytes = constants_bytes_;
     out->metadata_bytes = b_.GetSize();
