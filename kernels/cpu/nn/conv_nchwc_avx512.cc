@@ -22,9 +22,10 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,avx512vl,avx2,fma")
 // GCC 12's 256-to-512-bit casts and inserts start from _mm512_undefined_ps(),
-// which -Wmaybe-uninitialized reports once inlined; every lane is written.
+// which -W(maybe-)uninitialized reports once inlined; every lane is written.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include "kernels/cpu/nn/conv_nchwc_kernel.h"
 
 namespace loom {

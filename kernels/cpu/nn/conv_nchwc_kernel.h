@@ -324,10 +324,14 @@ void General(const ConvNchwcGeometry& g, const Activation& activation, const Con
 // Stem (loom.ConvNchwcStem): NP pixels of output row oh from column ow0, X
 // in NCHW. Per input channel and tap, one scalar of X per pixel is
 // broadcast against the 8 output channels of each block. kStrideW is the
-// column stride when it is 1 or 2 (constant offsets), else 0 (g.stride_w);
-// kChecked: a column outside the input reads 0 (else every pixel's window
-// lies inside the input columns). Rows outside the input are skipped for the
-// whole tile.
+// column stride when it is 2 (constant offsets: the usual stem), else 0
+// (g.stride_w); kChecked: a column outside the input reads 0 (else every
+// pixel's window lies inside the input columns). Rows outside the input are
+// skipped for the whole tile. The stem runs once per network and has many
+// tile variants (blocks x column strides x checked x widths), so its
+// epilogue is the one copy that applies any activation (StoreTile inlines
+// three per tile): a third of the ConvNchwc paths' compile time was the
+// stem's.
 template <class V, int NP, int NB, int kStrideW, bool kChecked>
 __attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
                                         const ConvNchwcWork& wk, int64_t oh, int64_t ow0) {
@@ -362,8 +366,8 @@ __attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const Vector
     }
   }
   const int64_t out = (oh * g.out_w + ow0) * kB;
-  StoreTile<V, NP, NB>(acc, act, wk.bias, wk.residual ? wk.residual + out : nullptr, wk.y + out,
-                       g.out_h * g.out_w * kB);
+  StoreTileWith<V, NP, NB>(acc, AnyActivation<V>{&act}, wk.bias, wk.residual ? wk.residual + out : nullptr, wk.y + out,
+                           g.out_h * g.out_w * kB);
 }
 
 // Splits [begin, end) into tiles of kMax pixels, then of 8, 4, 2 and 1 (the
@@ -409,7 +413,6 @@ void Stem(const ConvNchwcGeometry& g, const Activation& activation, const ConvNc
   WithBlocks<V, V1>(g, activation, wk, [&](auto nb, auto v, const auto& act, const ConvNchwcWork& w) {
     using W = decltype(v);
     constexpr int kNb = decltype(nb)::value;
-    if (g.stride_w == 1) return StemRows<W, kNb, 1>(g, act, w);
     if (g.stride_w == 2) return StemRows<W, kNb, 2>(g, act, w);
     StemRows<W, kNb, 0>(g, act, w);
   });
