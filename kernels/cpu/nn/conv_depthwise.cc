@@ -62,7 +62,7 @@ const DepthwiseF32Isa& DepthwiseF32IsaForWidth(int64_t out_w) {
 bool DepthwiseConvF32::Supports(int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w,
                                 int64_t dilation_h, int64_t dilation_w) {
   return kernel_h == kernel_w && (kernel_h == 3 || kernel_h == 5) && (stride_h == 1 || stride_h == 2) &&
-         (stride_w == 1 || stride_w == 2) && dilation_h == 1 && dilation_w == 1;
+         stride_w == stride_h && dilation_h == 1 && dilation_w == 1;
 }
 
 DepthwiseConvF32::DepthwiseConvF32(const DepthwiseF32Geometry& g, const Activation& act, const DepthwiseF32Isa& isa)

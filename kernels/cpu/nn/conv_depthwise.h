@@ -1,6 +1,8 @@
 // Fast fp32 depthwise convolution (one input channel per group, NCHW) for
-// square 3x3 and 5x5 kernels, stride 1 or 2 per axis, dilation 1: the hot
-// path of MobileNet-style networks. Conv (conv.cc) uses it when Supports()
+// square 3x3 and 5x5 kernels, stride 1 or 2 (the same on both axes: each
+// window and stride is a row kernel of every path, and mixed strides are rare
+// enough not to be worth their compile time), dilation 1: the hot path of
+// MobileNet-style networks. Conv (conv.cc) uses it when Supports()
 // and keeps its generic depthwise loop for every other case.
 //
 // Per output plane and range of output rows, the input rows the window

@@ -208,12 +208,8 @@ void PlaneRowsAny(const DepthwiseF32Geometry& g, const DepthwiseF32Layout& l, co
     PlaneRows<V, K, SH, SW>(g, l, act, x, w, bias, residual, y, oh0, oh1, scratch); \
     return;
     LOOM_DW_CASE(3, 1, 1)
-    LOOM_DW_CASE(3, 1, 2)
-    LOOM_DW_CASE(3, 2, 1)
     LOOM_DW_CASE(3, 2, 2)
     LOOM_DW_CASE(5, 1, 1)
-    LOOM_DW_CASE(5, 1, 2)
-    LOOM_DW_CASE(5, 2, 1)
     LOOM_DW_CASE(5, 2, 2)
 #undef LOOM_DW_CASE
     default:
