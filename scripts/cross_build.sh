@@ -54,14 +54,32 @@ run "$LOOM" --help >/dev/null
 echo "cross_build: $ARCH: loom --help runs under $QEMU"
 GTEST_SRC=/usr/src/googletest/googletest
 if [[ -d $GTEST_SRC ]]; then
+  # The two compiles, then the test's two shards, side by side (each is one
+  # process, and qemu runs one guest thread per host thread).
   GTEST_OBJ=$BUILD/gtest-all.o
-  [[ $GTEST_OBJ -nt $GTEST_SRC/src/gtest-all.cc ]] ||
-    "$TRIPLE-g++" -std=c++17 -O2 -pthread -I"$GTEST_SRC/include" -I"$GTEST_SRC" -c "$GTEST_SRC/src/gtest-all.cc" \
-      -o "$GTEST_OBJ"
-  "$TRIPLE-g++" -std=c++17 -O2 -pthread -I"$ROOT" -I"$GTEST_SRC/include" "$ROOT/kernels/cpu/nn/gemm_f32_test.cc" \
-    "$GTEST_SRC/src/gtest_main.cc" "$GTEST_OBJ" "$BUILD/kernels/libloom_kernels.a" "$BUILD/common/libloom_common.a" \
-    -o "$BUILD/bin/gemm_f32_test"
-  run "$BUILD/bin/gemm_f32_test" --gtest_brief=1
+  CXX_TEST=("$TRIPLE-g++" -std=c++17 -O2 -pthread -I"$ROOT" -I"$GTEST_SRC/include" -I"$GTEST_SRC")
+  pids=()
+  if [[ ! $GTEST_OBJ -nt $GTEST_SRC/src/gtest-all.cc ]]; then
+    "${CXX_TEST[@]}" -c "$GTEST_SRC/src/gtest-all.cc" -o "$GTEST_OBJ" & pids+=($!)
+  fi
+  "${CXX_TEST[@]}" -c "$ROOT/kernels/cpu/nn/gemm_f32_test.cc" -o "$BUILD/gemm_f32_test.o" & pids+=($!)
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  "$TRIPLE-g++" -pthread "$BUILD/gemm_f32_test.o" "$GTEST_SRC/src/gtest_main.cc" -I"$GTEST_SRC/include" "$GTEST_OBJ" \
+    "$BUILD/kernels/libloom_kernels.a" "$BUILD/common/libloom_common.a" -o "$BUILD/bin/gemm_f32_test"
+  pids=()
+  for shard in 0 1; do
+    GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$shard run "$BUILD/bin/gemm_f32_test" --gtest_brief=1 \
+      > "$BUILD/gemm_f32_test.$shard.log" 2>&1 & pids+=($!)
+  done
+  for shard in 0 1; do
+    rc=0
+    wait "${pids[$shard]}" || rc=$?
+    cat "$BUILD/gemm_f32_test.$shard.log"
+    if [[ $rc -ne 0 ]]; then
+      echo "cross_build: $ARCH: gemm_f32_test shard $shard failed under $QEMU" >&2
+      exit 1
+    fi
+  done
   echo "cross_build: $ARCH: gemm_f32_test passes under $QEMU"
 else
   echo "cross_build: $ARCH: no googletest sources in $GTEST_SRC, gemm_f32_test not run"
