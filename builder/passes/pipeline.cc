@@ -6,6 +6,7 @@
 #include "builder/passes/eliminate_common_subexpressions.h"
 #include "builder/passes/eliminate_dead_nodes.h"
 #include "builder/passes/eliminate_identity.h"
+#include "builder/passes/fold_channel_scale.h"
 #include "builder/passes/fold_constants.h"
 #include "builder/passes/fold_pad.h"
 #include "builder/passes/fold_qdq.h"
@@ -77,6 +78,9 @@ Pipeline DefaultPipeline() {
         "run regions of >= 2 float32 CPU Convs (group 1 or depthwise, channels multiples of 8) and the elementwise, "
         "Concat and global pooling nodes between them in the channel-blocked layout NCHW8c (weights reordered at "
         "build time, one conversion per tensor entering or leaving a region)");
+  p.Add(Phase::kPostPlacement, MakeFoldChannelScale(),
+        "fold a per-channel Mul of a blocked tensor (squeeze-and-excitation) into the 1x1 loom.ConvNchwc reading it, "
+        "which scales its weights per run, when Cout < H*W");
   return p;
 }
 

@@ -47,7 +47,7 @@ TEST(PipelineTest, ListsEveryPassUnderItsPhase) {
                                              "fold_scale_into_conv", "fuse_bias_add", "fold_transpose"}));
   EXPECT_EQ(pre, (std::vector<std::string>{"space_to_depth_stem", "fuse_swish", "fuse_activation"}));
   EXPECT_EQ(post, (std::vector<std::string>{"fuse_conv_add", "fuse_swish", "fuse_activation", "fuse_elementwise_chain",
-                                            "layout_nchwc"}));
+                                            "layout_nchwc", "fold_channel_scale"}));
   EXPECT_STREQ(PhaseName(Phase::kPrePlacement), "pre-placement");
   EXPECT_STREQ(PhaseName(Phase::kPostPlacement), "post-placement");
 }

@@ -42,7 +42,8 @@ class ReorderReference : public Kernel {
 
 // ConvNchwc (W [Cout/8, Cin/8, KH, KW, 8, 8]), ConvNchwcStem (X NCHW,
 // W [Cout/8, Cin, KH, KW, 8]) and DepthwiseConvNchwc (W [C/8, KH, KW, 8]):
-// direct loops, then bias, residual and activation.
+// direct loops, then bias, residual and activation; ConvNchwc's input
+// scale (loom.input_scale, input 4 [N, Cin/8, 1, 1, 8]) multiplies X.
 class ConvReference : public Kernel {
  public:
   Status Prepare(const KernelSetup& setup) override {
@@ -62,6 +63,9 @@ class ConvReference : public Kernel {
     }
     has_bias_ = setup.HasInput(2);
     has_residual_ = setup.HasInput(3);
+    has_scale_ = setup.HasInput(4);
+    if (has_scale_ && (stem_ || depthwise_ || setup.attrs.GetInt("loom.input_scale", 0) != 1))
+      return setup.Invalid("input 4 is ConvNchwc's loom.input_scale");
     return nn::ParseActivation(setup, &act_);
   }
 
@@ -82,8 +86,9 @@ class ConvReference : public Kernel {
                 if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
                 const int64_t c0 = depthwise_ ? co : 0, c1 = depthwise_ ? co + 1 : cin;
                 for (int64_t ci = c0; ci < c1; ++ci) {
-                  const float xv = stem_ ? x[((n * cin + ci) * h + ih) * w + iw]
-                                         : x[(((n * cin / kB + ci / kB) * h + ih) * w + iw) * kB + ci % kB];
+                  float xv = stem_ ? x[((n * cin + ci) * h + ih) * w + iw]
+                                   : x[(((n * cin / kB + ci / kB) * h + ih) * w + iw) * kB + ci % kB];
+                  if (has_scale_) xv *= args.in<float>(4)[n * cin + ci];
                   const int64_t wi = depthwise_ ? ((co / kB * kh + i) * kw + j) * kB + co % kB
                                      : stem_    ? ((((co / kB) * cin + ci) * kh + i) * kw + j) * kB + co % kB
                                                 : ((((co / kB) * (cin / kB) + ci / kB) * kh + i) * kw + j) * kB * kB +
@@ -99,7 +104,7 @@ class ConvReference : public Kernel {
   }
 
  private:
-  bool depthwise_ = false, stem_ = false, has_bias_ = false, has_residual_ = false;
+  bool depthwise_ = false, stem_ = false, has_bias_ = false, has_residual_ = false, has_scale_ = false;
   std::vector<int64_t> x_, y_, geo_;  // X [N, Cin, H, W], Y [Cout/8, OH, OW]
   nn::Activation act_;
 };

@@ -78,12 +78,19 @@ class ConvNchwcKernel final : public Kernel {
 
   // X and W's shapes against the op's layout; sets g_'s channel counts.
   Status CheckLayout(const KernelSetup& setup);
+  // Sets has_scale_ from loom.input_scale and checks S.
+  Status ParseInputScale(const KernelSetup& setup);
+  // Floats of W (one image's scaled copy).
+  size_t ScaledWeightFloats() const;
+  // out = W with input channel c scaled by s[c].
+  void ScaleWeights(const float* w, const float* s, float* out) const;
 
   const bool stem_;
   ConvNchwcGeometry g_;
   int64_t batch_ = 0;
   bool pointwise_ = false;
   bool has_bias_ = false, has_residual_ = false;
+  bool has_scale_ = false;  // input 4: S (loom.input_scale)
   Activation act_;
   bool scalar_act_ = false;  // act_ runs over the stored output (Sigmoid, Tanh, Swish)
   ConvNchwcFn fn_ = nullptr;
@@ -110,8 +117,6 @@ std::vector<float> UnblockWeights(const float* w, int64_t out_blocks, int64_t in
 }
 
 void ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg) {
-  winograd_.reset();
-  filters_derived_ = false;
   const TensorInfo& w = setup.inputs[1];
   if (!w.const_data || !wg.IsWinograd3x3()) return;
   const WinogradConvShape ws = WinogradShapeOf(batch_, g_.in_blocks * kB, g_.out_blocks * kB, wg, kB);
@@ -130,7 +135,7 @@ void ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeom
 }
 
 Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
-  RETURN_IF_ERROR(CheckNode(setup, 2, 4, 1, 1));
+  RETURN_IF_ERROR(CheckNode(setup, 2, 5, 1, 1));
   if (!setup.HasInput(0) || !setup.HasInput(1)) return setup.Invalid("X and W are required");
   const TensorInfo& x = setup.inputs[0];
   const TensorInfo& w = setup.inputs[1];
@@ -182,7 +187,10 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   scalar_act_ = act_.kind == ActivationKind::kSigmoid || act_.kind == ActivationKind::kTanh ||
                 act_.kind == ActivationKind::kSwish;
 
-  if (!stem_) PrepareWinograd(setup, wg);
+  RETURN_IF_ERROR(ParseInputScale(setup));
+  winograd_.reset();
+  filters_derived_ = false;
+  if (!stem_ && !has_scale_) PrepareWinograd(setup, wg);
   pointwise_ =
       !stem_ && g_.kernel_h == 1 && g_.kernel_w == 1 && g_.stride_h == 1 && g_.stride_w == 1 && !wg.HasPadding();
   const ConvNchwcIsa* isa = ConvNchwcIsaFor(ActiveNchwcIsa());
@@ -199,8 +207,44 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   return Status::Ok();
 }
 
+Status ConvNchwcKernel::ParseInputScale(const KernelSetup& setup) {
+  has_scale_ = false;
+  const Attribute* a = setup.attrs.Find("loom.input_scale");
+  if (a && a->kind != Attribute::Kind::kInt) return setup.Invalid("attribute loom.input_scale must be an int");
+  if (!a || a->i == 0) {
+    if (setup.HasInput(4)) return setup.Invalid("input 4 needs loom.input_scale = 1");
+    return Status::Ok();
+  }
+  if (stem_) return setup.Invalid("loom.input_scale is not supported by ConvNchwcStem");
+  if (!setup.HasInput(4)) return setup.Invalid("loom.input_scale without a scale input");
+  const TensorInfo& s = setup.inputs[4];
+  if (s.dtype != DType::kFloat32) return setup.Invalid(std::string("scale has dtype ") + DTypeName(s.dtype));
+  const Shape want = {batch_, g_.in_blocks, 1, 1, kB};
+  if (s.shape != want)
+    return setup.Invalid("scale has shape " + ShapeToString(s.shape) + ", expected " + ShapeToString(want));
+  has_scale_ = true;
+  return Status::Ok();
+}
+
+size_t ConvNchwcKernel::ScaledWeightFloats() const {
+  return static_cast<size_t>(g_.out_blocks * g_.in_channels * g_.kernel_h * g_.kernel_w * kB);
+}
+
 size_t ConvNchwcKernel::ScratchBytes(int num_threads) const {
+  if (has_scale_) return static_cast<size_t>(batch_) * ScaledWeightFloats() * sizeof(float);
   return winograd_ ? winograd_->ScratchBytes(num_threads) : 0;
+}
+
+void ConvNchwcKernel::ScaleWeights(const float* w, const float* s, float* out) const {
+  // W [Cout/8, Cin/8, KH, KW, 8 (ci), 8 (co)]: s[ib * 8 + ci] scales a run of 8.
+  const int64_t taps = g_.kernel_h * g_.kernel_w;
+  for (int64_t ob = 0; ob < g_.out_blocks; ++ob)
+    for (int64_t ib = 0; ib < g_.in_blocks; ++ib)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t ci = 0; ci < kB; ++ci) {
+          const float f = s[ib * kB + ci];
+          for (int64_t co = 0; co < kB; ++co) *out++ = *w++ * f;
+        }
 }
 
 std::vector<DerivedConstant> ConvNchwcKernel::DerivedConstants() const {
@@ -242,6 +286,13 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
   const float* bias = has_bias_ ? args.in<float>(2) : nullptr;
   const float* residual = has_residual_ ? args.in<float>(3) : nullptr;
   float* y = args.out<float>(0);
+  const int64_t image_weights = static_cast<int64_t>(ScaledWeightFloats());
+  if (has_scale_) {  // a few thousand floats against X's Cin * H * W: on the calling thread
+    const float* s = args.in<float>(4);
+    float* scaled = static_cast<float*>(args.scratch);
+    for (int64_t n = 0; n < batch_; ++n) ScaleWeights(w, s + n * g_.in_channels, scaled + n * image_weights);
+    w = scaled;
+  }
   if (winograd_) {
     winograd_->Run(x, bias, y, args.scratch, args.pool, residual);
     return Status::Ok();
@@ -260,7 +311,7 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
       const int64_t ob = blocks_per_task_ * group;
       ConvNchwcWork wk;
       wk.x = x + n * in_image;
-      wk.w = w + ob * w_block;
+      wk.w = w + (has_scale_ ? n * image_weights : 0) + ob * w_block;
       wk.bias = bias ? bias + ob * kB : nullptr;
       wk.residual = residual ? residual + n * out_image + ob * out_plane : nullptr;
       wk.y = y + n * out_image + ob * out_plane;

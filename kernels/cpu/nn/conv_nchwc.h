@@ -1,6 +1,11 @@
 // loom.ConvNchwc (group 1) on channel-blocked tensors (nchwc_vector.h):
 //   X [N, Cin/8, H, W, 8], W [Cout/8, Cin/8, KH, KW, 8 (ci), 8 (co)],
 //   Y [N, Cout/8, OH, OW, 8] = act(conv(X, W) + B + R).
+// With the int attribute loom.input_scale = 1, a 5th input S [N, Cin/8, 1,
+// 1, 8] scales X's channels per image first: conv(X * S, W) (a squeeze-and-
+// excitation Mul folded in by the builder, fold_channel_scale). Each run
+// scales W's input channels by S into scratch, image by image, and the
+// tiles read that copy; Winograd is not used then.
 //
 // The register tile is up to 6 output pixels x 2 output blocks (16 output
 // channels) in 12 vector accumulators (an odd last block: 12 pixels x 1

@@ -78,6 +78,7 @@ struct Case {
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int64_t pads[4] = {0, 0, 0, 0};  // top, left, bottom, right
   bool bias = false, residual = false;
+  bool scale = false;  // loom.input_scale: X's channels scaled per image (not the stem)
   std::string act;  // empty or a fused activation (Clip: [-0.25, 0.5])
   int threads = 1;
 
@@ -92,7 +93,7 @@ struct Case {
            std::to_string(kw) + " s" + std::to_string(sh) + std::to_string(sw) + " d" + std::to_string(dh) +
            std::to_string(dw) + " pads " + std::to_string(pads[0]) + "," + std::to_string(pads[1]) + "," +
            std::to_string(pads[2]) + "," + std::to_string(pads[3]) + " bias " + std::to_string(bias) + " residual " +
-           std::to_string(residual) + " act '" + act + "' threads " + std::to_string(threads);
+           std::to_string(residual) + (scale ? " scale" : "") + " act '" + act + "' threads " + std::to_string(threads);
   }
 };
 
@@ -108,6 +109,7 @@ Attributes Attrs(const Case& c) {
     a.SetFloat("loom.activation_max", 0.5f);
   }
   if (c.residual) a.SetInt("loom.residual", 1);
+  if (c.scale) a.SetInt("loom.input_scale", 1);
   return a;
 }
 
@@ -139,20 +141,32 @@ void Check(const Case& c, std::mt19937* rng, bool direct_reference = false) {
   const std::vector<float> x = Random(c.n * c.cin * c.h * c.w, rng), w = Random(c.cout * c.cin * taps, rng),
                            b = Random(c.cout, rng), r = Random(c.n * c.cout * oh * ow, rng);
   const Shape y_shape = {c.n, c.cout, oh, ow};
-  std::vector<TestTensor> in = {TestTensor::Of<float>({c.n, c.cin, c.h, c.w}, x),
+  // With c.scale the reference Conv reads X * S, the kernel X and S.
+  std::vector<float> s(static_cast<size_t>(c.n * c.cin)), x_scaled = x;
+  if (c.scale) {
+    std::uniform_real_distribution<float> dist(0.f, 1.f);  // a sigmoid's range
+    for (float& v : s) v = dist(*rng);
+    for (size_t i = 0; i < x.size(); ++i) x_scaled[i] *= s[i / static_cast<size_t>(c.h * c.w)];
+  }
+  std::vector<TestTensor> in = {TestTensor::Of<float>({c.n, c.cin, c.h, c.w}, x_scaled),
                                 TestTensor::Const<float>({c.cout, c.cin, c.kh, c.kw}, w)};
   std::vector<TestTensor> in_b = KernelInputs(c, x, w);
-  if (c.bias || c.residual) {
+  if (c.bias || c.residual || c.scale) {
     in.push_back(c.bias ? TestTensor::Of<float>({c.cout}, b) : TestTensor::Absent());
     in_b.push_back(in.back());
   }
   if (c.residual) {
     in.push_back(TestTensor::Of<float>(y_shape, r));
     in_b.push_back(TestTensor::Of<float>({c.n, c.cout / kB, oh, ow, kB}, Blocked(r, c.n, c.cout, oh * ow)));
+  } else if (c.scale) {
+    in_b.push_back(TestTensor::Absent());
   }
+  if (c.scale) in_b.push_back(TestTensor::Of<float>({c.n, c.cin / kB, 1, 1, kB}, Blocked(s, c.n, c.cin, 1)));
   std::vector<TestTensor> want = {TestTensor::Empty(DType::kFloat32, y_shape)};
+  Attributes ref_attrs = Attrs(c);
+  ref_attrs.Erase("loom.input_scale");
   if (direct_reference) setenv("LOOM_CONV_WINOGRAD", "0", 1);
-  Status st = RunKernel("Conv", Attrs(c), in, &want);
+  Status st = RunKernel("Conv", ref_attrs, in, &want);
   if (direct_reference) unsetenv("LOOM_CONV_WINOGRAD");
   ASSERT_TRUE(st.ok()) << st.ToString();
   std::vector<TestTensor> got = {TestTensor::Empty(DType::kFloat32, {c.n, c.cout / kB, oh, ow, kB})};
@@ -229,6 +243,37 @@ TEST(ConvNchwc, MatchesConvOnPointwiseShapes) {
           Check(c, &rng);
           if (HasFatalFailure()) return;
         }
+}
+
+// loom.input_scale (a squeeze-and-excitation scale folded in): random
+// ConvNchwc cases, N = 1 and 2, and 3x3 stride-1 layers that would
+// otherwise run through Winograd.
+TEST(ConvNchwc, InputScaleMatchesConvOfScaledInput) {
+  std::mt19937 rng(23);
+  int checked = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    Case c = RandomCase(false, rng);
+    if (!c.Valid()) continue;
+    c.scale = true;
+    Check(c, &rng);
+    if (HasFatalFailure()) return;
+    ++checked;
+  }
+  EXPECT_GT(checked, 80);
+  for (int64_t n : {1, 2}) {
+    Case c;
+    c.n = n;
+    c.cin = 32;
+    c.cout = 48;
+    c.h = c.w = 16;
+    c.kh = c.kw = 3;
+    c.pads[0] = c.pads[1] = c.pads[2] = c.pads[3] = 1;
+    c.bias = c.residual = c.scale = true;
+    c.act = "Relu";
+    c.threads = 2;
+    Check(c, &rng);
+    if (HasFatalFailure()) return;
+  }
 }
 
 // A square layer of a network: Cin -> Cout at hw x hw, k x k, stride s, pads
@@ -479,6 +524,17 @@ TEST(ConvNchwc, RejectsBadNodes) {
   ExpectInvalid(run(a, {x, w}, y), "group");
   ExpectInvalid(run({}, {TestTensor::Of<float>({1, 2, 2, 2, kB}, std::vector<float>(64)), w}, {1, 3, 0, 0, kB}),
                 "window larger than the input");
+  const TestTensor none = TestTensor::Absent();
+  const TestTensor scale = TestTensor::Of<float>({1, 2, 1, 1, kB}, std::vector<float>(16, 0.5f));
+  ExpectInvalid(run(pad1, {x, w, none, none, scale}, y), "scale without loom.input_scale");
+  a = pad1;
+  a.SetInt("loom.input_scale", 1);
+  ASSERT_TRUE(run(a, {x, w, none, none, scale}, y).ok());
+  ExpectInvalid(run(a, {x, w}, y), "loom.input_scale without a scale");
+  ExpectInvalid(run(a, {x, w, none, none, TestTensor::Of<float>({1, 16, 1, 1}, std::vector<float>(16))}, y),
+                "NCHW scale");
+  ExpectInvalid(run(a, {x, w, none, none, TestTensor::Of<float>({2, 2, 1, 1, kB}, std::vector<float>(32))}, y),
+                "scale batch");
   a = pad1;
   a.SetString("loom.activation", "Gelu");
   EXPECT_EQ(run(a, {x, w}, y).code(), StatusCode::kUnsupported);
@@ -502,6 +558,13 @@ TEST(ConvNchwcStem, RejectsBadNodes) {
   ExpectInvalid(run(pad1, {x, w, TestTensor::Of<float>({8}, std::vector<float>(8))}, y), "B size");
   ExpectInvalid(run(pad1, {x, w}, {1, 16, 5, 5}), "NCHW output");
   Attributes a = pad1;
+  a.SetInt("loom.input_scale", 1);
+  ExpectInvalid(run(a,
+                    {x, w, TestTensor::Absent(), TestTensor::Absent(),
+                     TestTensor::Of<float>({1, 3, 1, 1}, std::vector<float>(3))},
+                    y),
+                "loom.input_scale on the stem");
+  a = pad1;
   a.SetInt("group", 3);
   ExpectInvalid(run(a, {x, w}, y), "group");
   a = pad1;
