@@ -287,7 +287,7 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
   const float* residual = has_residual_ ? args.in<float>(3) : nullptr;
   float* y = args.out<float>(0);
   const int64_t image_weights = static_cast<int64_t>(ScaledWeightFloats());
-  if (has_scale_) {  // a few thousand floats against X's Cin * H * W: on the calling thread
+  if (has_scale_) {  // Cout * Cin floats per image, fewer than X's (fold_channel_scale): on the calling thread
     const float* s = args.in<float>(4);
     float* scaled = static_cast<float*>(args.scratch);
     for (int64_t n = 0; n < batch_; ++n) ScaleWeights(w, s + n * g_.in_channels, scaled + n * image_weights);
