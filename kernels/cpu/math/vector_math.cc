@@ -23,6 +23,7 @@ struct GenericVector {
     std::memcpy(w, &m, sizeof(w));
     return (w[0] | w[1]) != 0;
   }
+  static bool AnyLess(T a, T b) { return Any(a < b); }
 };
 
 constexpr VectorMathIsa kGeneric = impl::Arrays<GenericVector>::Table("generic");

@@ -25,6 +25,7 @@ struct Avx2Vector {
   using I = Int8;
   static T MulAdd(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static bool Any(I m) { return !_mm256_testz_si256(__m256i(m), __m256i(m)); }
+  static bool AnyLess(T a, T b) { return Any(a < b); }
 };
 
 constexpr VectorMathIsa kAvx2 = impl::Arrays<Avx2Vector>::Table("avx2");

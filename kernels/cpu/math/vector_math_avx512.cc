@@ -25,6 +25,7 @@ struct Avx512Vector {
   using I = Int16;
   static T MulAdd(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
   static bool Any(I m) { return _mm512_test_epi32_mask(__m512i(m), __m512i(m)) != 0; }
+  static bool AnyLess(T a, T b) { return _mm512_cmp_ps_mask(__m512(a), __m512(b), _CMP_LT_OQ) != 0; }
 };
 
 constexpr VectorMathIsa kAvx512 = impl::Arrays<Avx512Vector>::Table("avx512");

@@ -5,6 +5,7 @@
 //   I              a GCC vector of kLanes int32
 //   MulAdd(a,b,c)  a * b + c (fused where the ISA has FMA)
 //   Any(m)         whether any lane of the comparison mask m is set
+//   AnyLess(a,b)   Any(a < b), on AVX-512 without a vector of the mask
 // Comparisons yield lane masks and `mask ? a : b` selects lane by lane.
 // The polynomial coefficients were fitted for this file (a least-squares fit
 // reweighted toward equal ripple over the reduced range, in relative error).
@@ -95,15 +96,30 @@ struct Math {
   // 1 / (1 + exp(-x)) from the one exponential e = exp(-|x|) <= 1 (no
   // overflow): 1 / (1 + e) for x >= 0, e / (1 + e) below, where subnormal
   // results for x < -87 come from the full-range exp.
-  static T Sigmoid(T x) {
+  static T SigmoidAnyRange(T x) {
     const T z = FromBits(Bits(x) | static_cast<int32_t>(0x80000000u));  // -|x|
     const T e = __builtin_expect(V::Any(z < Set1(-kExpFastLimit)), 0) ? ExpFullRange(z) : ExpInRange(z);
     const T num = Bits(x) < I{} ? e : Set1(1.f);
     return num / (Set1(1.f) + e);
   }
 
-  static T Swish(T x, T alpha) { return x * Sigmoid(alpha * x); }
-  static T Silu(T x) { return x * Sigmoid(x); }
+  // num / (1 + exp(-x)) with exp(-x) in the fast range, where no lane has
+  // x < -kExpFastLimit: x > kExpFastLimit reads exp(-kExpFastLimit), with
+  // which 1 + e rounds to 1 as it does for every e below it; a NaN x passes
+  // the select and the exponential keeps it. One division, no select on
+  // the sign: the common path of Sigmoid, Silu and Swish.
+  static T OverOnePlusExpNeg(T num, T x) {
+    const T m = -x;
+    return num / (Set1(1.f) + ExpInRange(m < Set1(-kExpFastLimit) ? Set1(-kExpFastLimit) : m));
+  }
+  static bool AnyBelowFastRange(T x) { return __builtin_expect(V::AnyLess(x, Set1(-kExpFastLimit)), 0); }
+
+  // x * sigmoid(s).
+  static T TimesSigmoid(T x, T s) { return AnyBelowFastRange(s) ? x * SigmoidAnyRange(s) : OverOnePlusExpNeg(x, s); }
+
+  static T Sigmoid(T x) { return AnyBelowFastRange(x) ? SigmoidAnyRange(x) : OverOnePlusExpNeg(Set1(1.f), x); }
+  static T Swish(T x, T alpha) { return TimesSigmoid(x, alpha * x); }
+  static T Silu(T x) { return TimesSigmoid(x, x); }
 
   static T Tanh(T x) {
     const T a = Abs(x);
@@ -185,7 +201,7 @@ struct Math {
   // x (1 + tanh(u)) / 2 = x sigmoid(2u), u = sqrt(2 / pi) (x + 0.044715 x^3).
   static T GeluTanh(T x) {
     const T u2 = Set1(2.f * 0.79788456080286536f) * V::MulAdd(Set1(0.044715f) * x * x, x, x);
-    return x * Sigmoid(u2);
+    return TimesSigmoid(x, u2);
   }
 };
 
