@@ -21,11 +21,15 @@
 // A path may also give a 16-float pair vector V2 (two consecutive pixels of
 // the block, as they lie in memory; with Broadcast8, the 8 weights in both
 // halves): column-stride-1 rows then run their interior columns as PairBlock,
-// U pairs of pixels a tile, and only the edges and the rest as Block.
+// 8 pairs of pixels a tile, then at most one tile each of 4, 2 and 1 pairs,
+// and only the edges and a last odd pixel as Block. Planes small enough are
+// copied with their padding first, so that every column is interior
+// (PlaneRows).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/cpu/nn/conv_nchwc_depthwise.h"
 #include "kernels/cpu/nn/gemm_f32_ukernel.h"
@@ -103,9 +107,11 @@ alignas(64) inline constexpr float kZeroPixel[kB] = {};
 
 // U output pixels from ow0 (kernel width KW, column stride SW, column
 // dilation 1). kEdge: some input columns lie outside the row and read as
-// zeros.
+// zeros. Blocks and PairBlocks are inlined into the row loop: a call per
+// block of a short row (7 or 14 pixels) cost up to a sixth of a layer.
 template <class V, int KW, int SW, int U, bool kEdge, class Epi>
-inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias, int64_t ow0, const Epi& epi) {
+__attribute__((always_inline)) inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::T bias,
+                                                 int64_t ow0, const Epi& epi) {
   using T = typename V::T;
   const int64_t col0 = ow0 * SW - g.pad_left;
   T acc[U];
@@ -138,8 +144,8 @@ inline void Block(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V:
 // u reads the 16 floats of input columns ow0 + 2u + kw and the one after, so
 // input column j (from the first) feeds pair u through tap kw = j - 2u.
 template <class V2, int KW, int U, class Epi>
-inline void PairBlock(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V2::T bias, int64_t ow0,
-                      const Epi& epi) {
+__attribute__((always_inline)) inline void PairBlock(const DepthwiseNchwcGeometry& g, const RowArgs& r,
+                                                     typename V2::T bias, int64_t ow0, const Epi& epi) {
   using T = typename V2::T;
   const int64_t col0 = ow0 - g.pad_left;
   T acc[U];
@@ -181,43 +187,114 @@ inline void Span(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V::
   if constexpr (U > 1) Span<V, KW, SW, U / 2>(g, r, bias, begin, end, epi);
 }
 
-// DepthwiseNchwcRowsFn body for one compile-time window (KW > 0) or the
-// checked form of every window (KW == 0), with the activation `epi` applied
-// in registers. The geometry and the activation are copied: the output
-// stores could alias the caller's copies, which would be reloaded after every
-// store.
+// Interior output pixels from begin (stride 1) as PairBlocks of U pairs,
+// then at most one each of U / 2, ..., 1 pairs, up to end; returns the first
+// pixel left (at most one before end).
+template <class V2, int KW, int U, class Epi>
+inline int64_t PairSpan(const DepthwiseNchwcGeometry& g, const RowArgs& r, typename V2::T bias, int64_t begin,
+                        int64_t end, const Epi& epi) {
+  for (; begin + 2 * U <= end; begin += 2 * U) PairBlock<V2, KW, U>(g, r, bias, begin, epi);
+  if constexpr (U > 1) return PairSpan<V2, KW, U / 2>(g, r, bias, begin, end, epi);
+  return begin;
+}
+
+// Output floats a fused Sigmoid, Tanh or Swish waits for: rows are finished
+// in groups of about this size (still in L1) and the activation runs over
+// each group, so narrow rows do not each pay the array function's tail.
+constexpr int64_t kActivationFloats = 2048;
+
+// The output rows [oh0, oh1) of one plane (see PlaneRows). The geometry and
+// the activations are copies: the output stores could alias the caller's,
+// which would be reloaded after every store.
 template <class V, int U, int KW, int SW, class V2, class Epi, class Epi2>
-void PlaneRows(const DepthwiseNchwcGeometry& geometry, const DepthwiseNchwcPlane& p, const Activation& act,
-               const Epi epi, const Epi2 epi2, int64_t oh0, int64_t oh1) {
+void Rows(const DepthwiseNchwcGeometry g, const DepthwiseNchwcPlane& p, const Activation& act, const Epi epi,
+          const Epi2 epi2, int64_t oh0, int64_t oh1) {
   using T = typename V::T;
-  const DepthwiseNchwcGeometry g = geometry;
   const T bias = p.bias ? V::Load(p.bias) : V::Zero();
   [[maybe_unused]] typename V2::T bias2{};
   if constexpr (kPairs<V2>) bias2 = p.bias ? V2::Broadcast8(p.bias) : V2::Zero();
   const bool row_activation =
       act.kind != ActivationKind::kNone && act.kind != ActivationKind::kRelu && act.kind != ActivationKind::kClip;
+  const int64_t row_floats = g.out_w * kB;
+  int64_t act_row = oh0;  // the first row the activation has yet to run over
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     RowArgs r;
     r.x = p.x;
     r.w = p.w;
-    r.res = p.residual ? p.residual + oh * g.out_w * kB : nullptr;
-    r.y = p.y + oh * g.out_w * kB;
+    r.res = p.residual ? p.residual + oh * row_floats : nullptr;
+    r.y = p.y + oh * row_floats;
     r.ih0 = oh * g.stride_h - g.pad_top;
     r.kh_lo = r.ih0 < 0 ? (-r.ih0 + g.dilation_h - 1) / g.dilation_h : 0;
     r.kh_hi = r.ih0 > g.in_h - 1 ? 0 : std::min<int64_t>(g.kernel_h, (g.in_h - 1 - r.ih0) / g.dilation_h + 1);
     if constexpr (KW > 0 && SW == 1 && kPairs<V2>) {
-      constexpr int kPixels = 2 * kPairTile;
-      int64_t ow = g.interior_begin;
-      Span<V, KW, SW, U>(g, r, bias, 0, ow, epi);
-      for (; ow + kPixels <= g.interior_end; ow += kPixels) PairBlock<V2, KW, kPairTile>(g, r, bias2, ow, epi2);
+      Span<V, KW, SW, U>(g, r, bias, 0, g.interior_begin, epi);
+      const int64_t ow = PairSpan<V2, KW, kPairTile>(g, r, bias2, g.interior_begin, g.interior_end, epi2);
       Span<V, KW, SW, U>(g, r, bias, ow, g.out_w, epi);
     } else if constexpr (KW > 0) {
       Span<V, KW, SW, U>(g, r, bias, 0, g.out_w, epi);
     } else {
       for (int64_t ow = 0; ow < g.out_w; ++ow) CheckedPixel<V>(g, r, bias, ow, epi);
     }
-    if (row_activation) ApplyActivation(act, r.y, g.out_w * kB);
+    if (row_activation && ((oh + 1 - act_row) * row_floats >= kActivationFloats || oh + 1 == oh1)) {
+      ApplyActivation(act, p.y + act_row * row_floats, (oh + 1 - act_row) * row_floats);
+      act_row = oh + 1;
+    }
   }
+}
+
+// Input floats of the padded copy PlaneRows may make on the stack (32 KB:
+// a 28 x 28 plane under a 5 x 5 window).
+constexpr int64_t kPaddedFloats = 8192;
+
+// Copies the input that output rows [oh0, oh0 + rows) read into buf, a plane
+// of `rows` x `cols` pixels with zeros where the windows leave the input:
+// buf pixel (i, j) is input pixel (oh0 * stride_h - pad_top + i, j - pad_left).
+inline void CopyPadded(const DepthwiseNchwcGeometry& g, const float* x, int64_t oh0, int64_t rows, int64_t cols,
+                       float* buf) {
+  const int64_t left = std::min(g.pad_left, cols);
+  const int64_t mid = std::max<int64_t>(0, std::min(g.in_w, cols - g.pad_left));
+  const int64_t ih0 = oh0 * g.stride_h - g.pad_top;
+  for (int64_t i = 0; i < rows; ++i, buf += cols * kB) {
+    const int64_t ih = ih0 + i;
+    if (ih < 0 || ih >= g.in_h) {
+      std::memset(buf, 0, cols * kB * sizeof(float));
+      continue;
+    }
+    std::memset(buf, 0, left * kB * sizeof(float));
+    std::memcpy(buf + left * kB, x + ih * g.in_w * kB, mid * kB * sizeof(float));
+    std::memset(buf + (left + mid) * kB, 0, (cols - left - mid) * kB * sizeof(float));
+  }
+}
+
+// DepthwiseNchwcRowsFn body for one compile-time window (KW > 0) or the
+// checked form of every window (KW == 0), with the activation `epi` applied
+// in registers. A compile-time window of column stride 1 whose rows have
+// edge columns and whose input fits kPaddedFloats runs on a zero-padded copy
+// of that input, where every column is interior and runs in pairs: small
+// planes (14 x 14, 7 x 7) are mostly edges. With column stride 2 the copy
+// measured slower (its input is four times its output).
+template <class V, int U, int KW, int SW, class V2, class Epi, class Epi2>
+void PlaneRows(const DepthwiseNchwcGeometry& g, const DepthwiseNchwcPlane& p, const Activation& act, const Epi& epi,
+               const Epi2& epi2, int64_t oh0, int64_t oh1) {
+  if constexpr (KW > 0 && SW == 1) {
+    const int64_t rows = (oh1 - oh0 - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1;
+    const int64_t cols = g.out_w - 1 + KW;
+    if ((g.interior_begin > 0 || g.interior_end < g.out_w) && rows * cols * kB <= kPaddedFloats) {
+      alignas(64) float buf[kPaddedFloats];
+      CopyPadded(g, p.x, oh0, rows, cols, buf);
+      DepthwiseNchwcGeometry padded = g;
+      padded.in_h = rows;
+      padded.in_w = cols;
+      padded.pad_top = oh0 * g.stride_h;  // output row oh reads from buf row (oh - oh0) * stride_h
+      padded.pad_left = 0;
+      padded.interior_begin = 0;
+      padded.interior_end = g.out_w;
+      DepthwiseNchwcPlane from_buf = p;
+      from_buf.x = buf;
+      return Rows<V, U, KW, SW, V2>(padded, from_buf, act, epi, epi2, oh0, oh1);
+    }
+  }
+  Rows<V, U, KW, SW, V2>(g, p, act, epi, epi2, oh0, oh1);
 }
 
 // PlaneRows for the window and activation of `g` and `act`.
