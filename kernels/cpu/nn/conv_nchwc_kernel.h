@@ -258,16 +258,17 @@ void Pointwise(const ConvNchwcGeometry& g, const Activation& activation, const C
   });
 }
 
-// General: NP pixels of output row oh from column ow0. kStride1: column
-// stride 1 and every pixel's window inside the input columns (fixed offsets,
-// no checks); otherwise every input pixel is checked (a zero vector
-// outside). Rows outside the input are skipped for the whole tile.
-template <class V, int NP, int NB, bool kStride1>
+// General: NP pixels of output row oh from column ow0. kStrideW 1 or 2: the
+// column stride, and every pixel's window inside the input columns (fixed
+// offsets from one pointer, no checks); kStrideW 0: any column stride, every
+// input pixel checked (a zero vector outside; the NP pointers may not all
+// stay in registers). Rows outside the input are skipped for the whole tile.
+template <class V, int NP, int NB, int kStrideW>
 __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const VectorActivation<V>& act,
                                            const ConvNchwcWork& wk, int64_t oh, int64_t ow0) {
   typename V::T acc[kAccRows<V, NB>][NP];
   ZeroTile<V, NP, NB>(acc);
-  const int64_t sw = kStride1 ? 1 : g.stride_w, kh_n = g.kernel_h, kw_n = g.kernel_w;
+  const int64_t sw = kStrideW ? kStrideW : g.stride_w, kh_n = g.kernel_h, kw_n = g.kernel_w;
   const int64_t dh = g.dilation_h, dw = g.dilation_w, in_h = g.in_h, in_w = g.in_w;
   const int64_t plane = in_h * in_w * kB, row_stride = in_w * kB, taps = kh_n * kw_n * kB * kB;
   const int64_t ih0 = oh * g.stride_h - g.pad_top, iw0 = ow0 * sw - g.pad_left;
@@ -285,7 +286,7 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
         const float* px[NP];
         Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
           const int64_t c = iw + j * sw;
-          px[j] = kStride1 || (c >= 0 && c < in_w) ? row + c * kB : kZeros;
+          px[j] = kStrideW || (c >= 0 && c < in_w) ? row + c * kB : kZeros;
         });
         Fma8<V, NP, NB>(acc, px, wk.w + wo + kw * kB * kB, w_stride);
       }
@@ -300,13 +301,15 @@ template <class V, int NB>
 void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
   for (int64_t oh = wk.begin; oh < wk.end; ++oh) {
     ForEachTile<kTileOf<V, NB>>(0, g.out_w, [&](int64_t ow, int width) {
-      const bool fast = g.stride_w == 1 && ow >= g.interior_begin && ow + width <= g.interior_end;
+      const bool interior = ow >= g.interior_begin && ow + width <= g.interior_end;
       WithWidth<kTileOf<V, NB>>(width, [&](auto np) {
         constexpr int kNp = decltype(np)::value;
-        if (fast) {
-          GeneralTile<V, kNp, NB, true>(g, act, wk, oh, ow);
+        if (interior && g.stride_w == 1) {
+          GeneralTile<V, kNp, NB, 1>(g, act, wk, oh, ow);
+        } else if (interior && g.stride_w == 2) {
+          GeneralTile<V, kNp, NB, 2>(g, act, wk, oh, ow);
         } else {
-          GeneralTile<V, kNp, NB, false>(g, act, wk, oh, ow);
+          GeneralTile<V, kNp, NB, 0>(g, act, wk, oh, ow);
         }
       });
     });
