@@ -29,6 +29,20 @@
 namespace loom {
 namespace nn {
 
+void PairWeights(const float* w, int64_t out_blocks, int64_t block_floats, float* out) {
+  constexpr int64_t kRun = kNchwcBlock;
+  const int64_t runs = block_floats / kRun;
+  for (int64_t ob = 0; ob + 1 < out_blocks; ob += 2) {
+    const float* lo = w + ob * block_floats;
+    const float* hi = lo + block_floats;
+    for (int64_t k = 0; k < runs; ++k, out += 2 * kRun) {
+      std::copy(lo + k * kRun, lo + (k + 1) * kRun, out);
+      std::copy(hi + k * kRun, hi + (k + 1) * kRun, out + kRun);
+    }
+  }
+  if (out_blocks % 2) std::copy(w + (out_blocks - 1) * block_floats, w + out_blocks * block_floats, out);
+}
+
 const ConvNchwcIsa* ConvNchwcIsaFor(NchwcIsa isa) {
 #if defined(__x86_64__)
   if (isa == NchwcIsa::kAvx2) return ConvNchwcIsaAvx2();
@@ -69,7 +83,7 @@ class ConvNchwcKernel final : public Kernel {
   size_t ScratchBytes(int num_threads) const override;
   Status Run(const KernelArgs& args) const override;
   std::vector<DerivedConstant> DerivedConstants() const override;
-  bool ReadsConstantInput(size_t i) const override { return !(i == 1 && filters_derived_); }
+  bool ReadsConstantInput(size_t i) const override { return !(i == 1 && (filters_derived_ || pairs_derived_)); }
 
  private:
   // Sets up winograd_ when the conv takes that path (3x3, stride 1, dilation
@@ -80,9 +94,14 @@ class ConvNchwcKernel final : public Kernel {
   Status CheckLayout(const KernelSetup& setup);
   // Sets has_scale_ from loom.input_scale and checks S.
   Status ParseInputScale(const KernelSetup& setup);
+  // Sets up the paired copy of W when the path reads W paired (not for
+  // Winograd): the plan's, else made here from a constant W, else in Run.
+  void PreparePairs(const KernelSetup& setup);
   // Floats of W (one image's scaled copy).
   size_t ScaledWeightFloats() const;
-  // out = W with input channel c scaled by s[c].
+  // Floats of W per output block.
+  int64_t BlockFloats() const;
+  // out = W (paired when pairs_) with input channel c scaled by s[c].
   void ScaleWeights(const float* w, const float* s, float* out) const;
 
   const bool stem_;
@@ -102,6 +121,11 @@ class ConvNchwcKernel final : public Kernel {
   std::string filter_key_;  // winograd_'s transformed filters as a derived constant
   size_t filter_bytes_ = 0;
   bool filters_derived_ = false;  // winograd_ uses the plan's transformed filters: W is never read
+  bool pairs_ = false;            // the tiles read W paired (PairWeights)
+  std::vector<float> paired_;     // the paired W made in Prepare
+  const float* paired_w_ = nullptr;  // paired_ or the plan's; null: pair W in Run
+  std::string pair_key_;             // the paired W as a derived constant
+  bool pairs_derived_ = false;       // paired_w_ is the plan's: W is never read
 };
 
 // OIHW from [Cout/8, Cin/8, 3, 3, 8 (ci), 8 (co)].
@@ -196,6 +220,8 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   const ConvNchwcIsa* isa = ConvNchwcIsaFor(ActiveNchwcIsa());
   fn_ = stem_ ? isa->stem : pointwise_ ? isa->pointwise : isa->general;
   blocks_per_task_ = isa->blocks_per_task;
+  pairs_ = isa->paired_weights && !winograd_;
+  PreparePairs(setup);
   const int64_t in_channels = g_.in_channels;
   int64_t range_pixels = std::min(kMaxRangePixels, kRangeInputBytes / (in_channels * int64_t{sizeof(float)}));
   range_pixels = std::max<int64_t>(6, range_pixels / 6 * 6);
@@ -226,30 +252,59 @@ Status ConvNchwcKernel::ParseInputScale(const KernelSetup& setup) {
   return Status::Ok();
 }
 
-size_t ConvNchwcKernel::ScaledWeightFloats() const {
-  return static_cast<size_t>(g_.out_blocks * g_.in_channels * g_.kernel_h * g_.kernel_w * kB);
+int64_t ConvNchwcKernel::BlockFloats() const { return g_.in_channels * g_.kernel_h * g_.kernel_w * kB; }
+
+size_t ConvNchwcKernel::ScaledWeightFloats() const { return static_cast<size_t>(g_.out_blocks * BlockFloats()); }
+
+void ConvNchwcKernel::PreparePairs(const KernelSetup& setup) {
+  paired_.clear();
+  paired_w_ = nullptr;
+  pairs_derived_ = false;
+  pair_key_.clear();
+  if (!pairs_) return;
+  const TensorInfo& w = setup.inputs[1];
+  if (!w.const_data) return;
+  // Everything the bytes depend on besides W: the layout (version), W's shape.
+  pair_key_ = std::string(stem_ ? "ConvNchwcStem" : "ConvNchwc") + ".paired_w.v1:" + ShapeToString(w.shape);
+  const size_t bytes = ScaledWeightFloats() * sizeof(float);
+  if (const void* derived = setup.FindDerived(pair_key_, bytes)) {
+    paired_w_ = static_cast<const float*>(derived);
+    pairs_derived_ = true;
+    return;
+  }
+  paired_.resize(ScaledWeightFloats());
+  PairWeights(static_cast<const float*>(w.const_data), g_.out_blocks, BlockFloats(), paired_.data());
+  paired_w_ = paired_.data();
 }
 
 size_t ConvNchwcKernel::ScratchBytes(int num_threads) const {
-  if (has_scale_) return static_cast<size_t>(batch_) * ScaledWeightFloats() * sizeof(float);
-  return winograd_ ? winograd_->ScratchBytes(num_threads) : 0;
+  size_t bytes = 0;
+  if (pairs_ && !paired_w_) bytes += ScaledWeightFloats() * sizeof(float);  // W paired in Run
+  if (has_scale_) bytes += static_cast<size_t>(batch_) * ScaledWeightFloats() * sizeof(float);
+  return bytes + (winograd_ ? winograd_->ScratchBytes(num_threads) : 0);
 }
 
 void ConvNchwcKernel::ScaleWeights(const float* w, const float* s, float* out) const {
-  // W [Cout/8, Cin/8, KH, KW, 8 (ci), 8 (co)]: s[ib * 8 + ci] scales a run of 8.
+  // Runs of 8 (a block's) or 16 (a pair's) output channels, one per input
+  // channel ib * 8 + ci and tap, block by block or pair by pair, the input
+  // channel outermost in the stem's W: s[ib * 8 + ci] scales a run.
   const int64_t taps = g_.kernel_h * g_.kernel_w;
-  for (int64_t ob = 0; ob < g_.out_blocks; ++ob)
+  for (int64_t ob = 0; ob < g_.out_blocks;) {
+    const int64_t run = pairs_ && ob + 1 < g_.out_blocks ? 2 * kB : kB;
     for (int64_t ib = 0; ib < g_.in_blocks; ++ib)
       for (int64_t t = 0; t < taps; ++t)
         for (int64_t ci = 0; ci < kB; ++ci) {
           const float f = s[ib * kB + ci];
-          for (int64_t co = 0; co < kB; ++co) *out++ = *w++ * f;
+          for (int64_t co = 0; co < run; ++co) *out++ = *w++ * f;
         }
+    ob += run / kB;
+  }
 }
 
 std::vector<DerivedConstant> ConvNchwcKernel::DerivedConstants() const {
   if (winograd_ && winograd_->transformed_filters())
     return {{filter_key_, winograd_->transformed_filters(), filter_bytes_}};
+  if (!paired_.empty()) return {{pair_key_, paired_.data(), paired_.size() * sizeof(float)}};
   return {};
 }
 
@@ -287,11 +342,20 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
   const float* residual = has_residual_ ? args.in<float>(3) : nullptr;
   float* y = args.out<float>(0);
   const int64_t image_weights = static_cast<int64_t>(ScaledWeightFloats());
+  float* scratch = static_cast<float*>(args.scratch);
+  if (pairs_) {
+    if (paired_w_) {
+      w = paired_w_;
+    } else {  // W is computed by the graph: paired once per run, on the calling thread
+      PairWeights(w, g_.out_blocks, BlockFloats(), scratch);
+      w = scratch;
+      scratch += image_weights;
+    }
+  }
   if (has_scale_) {  // Cout * Cin floats per image, fewer than X's (fold_channel_scale): on the calling thread
     const float* s = args.in<float>(4);
-    float* scaled = static_cast<float*>(args.scratch);
-    for (int64_t n = 0; n < batch_; ++n) ScaleWeights(w, s + n * g_.in_channels, scaled + n * image_weights);
-    w = scaled;
+    for (int64_t n = 0; n < batch_; ++n) ScaleWeights(w, s + n * g_.in_channels, scratch + n * image_weights);
+    w = scratch;
   }
   if (winograd_) {
     winograd_->Run(x, bias, y, args.scratch, args.pool, residual);

@@ -32,6 +32,10 @@
 //              of a scalar input value per pixel (so the column stride costs
 //              nothing) and 12 multiply-adds. Tiles whose windows lie inside
 //              the input columns take a path without per-pixel checks.
+// A path with paired_weights (avx512: one vector holds two blocks) reads W
+// reordered by PairWeights, which the kernel makes in Prepare (or takes from
+// the plan as a derived constant; in Run into scratch when W is not
+// constant).
 // The driver (conv_nchwc.cc) splits the work into tasks of (image, range of
 // pixels or rows, group of block pairs) for ParallelFor. 3x3 stride-1 convs
 // that ChooseWinogradTile takes run through the Winograd convolution on the
@@ -61,7 +65,8 @@ struct ConvNchwcGeometry {
 // path's blocks_per_task) of one
 // image over output pixels [begin, end) (pointwise: flattened over OH*OW) or
 // output rows [begin, end) (general, stem). Pointers are at image n: x at
-// its first input block (the stem: channel), w at block ob's weights, bias
+// its first input block (the stem: channel), w at block ob's weights (in W,
+// or in its paired copy, at the same offset), bias
 // at channel ob * 8 (or null), residual and y at block ob (residual null
 // when absent).
 struct ConvNchwcWork {
@@ -84,7 +89,15 @@ struct ConvNchwcIsa {
   ConvNchwcFn general;
   ConvNchwcFn stem;  // loom.ConvNchwcStem
   int blocks_per_task;  // output blocks a piece of work takes at most (2 or 4)
+  bool paired_weights;  // the tiles read W as PairWeights orders it
 };
+
+// W (either layout) with each pair of output blocks (2p, 2p + 1) interleaved:
+// where W has block 2p's run of 8 output channels for one input channel and
+// tap, then, block_floats later, block 2p + 1's, the copy has the two runs
+// side by side (16 floats), pair after pair; an odd last block stays as in
+// W. block_floats: W's floats per output block. Same size as W.
+void PairWeights(const float* w, int64_t out_blocks, int64_t block_floats, float* out);
 
 // The table of a path (null when this CPU or build lacks it).
 const ConvNchwcIsa* ConvNchwcIsaFor(NchwcIsa isa);

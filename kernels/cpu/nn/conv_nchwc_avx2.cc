@@ -28,8 +28,9 @@ struct Avx2Vector : gemm_f32::VectorOps<Float8, Avx2Vector> {
   static T MulAdd(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
 };
 
-constexpr ConvNchwcIsa kAvx2 = {"avx2", &conv_nchwc::Pointwise<Avx2Vector>, &conv_nchwc::General<Avx2Vector>,
-                                &conv_nchwc::Stem<Avx2Vector>, 2};
+constexpr ConvNchwcIsa kAvx2 = {
+    "avx2", &conv_nchwc::Pointwise<Avx2Vector>, &conv_nchwc::General<Avx2Vector>, &conv_nchwc::Stem<Avx2Vector>, 2,
+    false};
 
 }  // namespace
 }  // namespace nn

@@ -1,7 +1,7 @@
 // loom.ConvNchwc's AVX-512 path: work of up to 4 output blocks, their tiles
 // on pair vectors (one zmm holds one pixel's 8 output channels of each of
-// two blocks; the weights of the two blocks are joined per input channel
-// with one vinsertf32x8, the outputs split with one vextractf32x8): 12
+// two blocks; the weights of the two blocks, side by side in the paired W
+// (PairWeights), in one load, the outputs split with one vextractf32x8): 12
 // pixels x 4 blocks, or 16 pixels x 2; a last single block on the AVX2
 // vector with AVX-512's 32 registers. Compiled for
 // AVX-512 F, DQ and VL by the target pragma below only (no -march flag); run
@@ -54,9 +54,12 @@ struct BlockVector : gemm_f32::VectorOps<Float8, BlockVector> {
   static T MulAdd(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
 };
 
-constexpr ConvNchwcIsa kAvx512 = {"avx512", &conv_nchwc::Pointwise<PairVector, BlockVector>,
+constexpr ConvNchwcIsa kAvx512 = {"avx512",
+                                  &conv_nchwc::Pointwise<PairVector, BlockVector>,
                                   &conv_nchwc::General<PairVector, BlockVector>,
-                                  &conv_nchwc::Stem<PairVector, BlockVector>, 4};
+                                  &conv_nchwc::Stem<PairVector, BlockVector>,
+                                  4,
+                                  true};
 
 }  // namespace
 }  // namespace nn

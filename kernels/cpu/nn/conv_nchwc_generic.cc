@@ -15,8 +15,12 @@ namespace {
 
 struct GenericVector : GenericVector8<GenericVector> {};
 
-constexpr ConvNchwcIsa kGeneric = {"generic", &conv_nchwc::Pointwise<GenericVector>,
-                                   &conv_nchwc::General<GenericVector>, &conv_nchwc::Stem<GenericVector>, 2};
+constexpr ConvNchwcIsa kGeneric = {"generic",
+                                   &conv_nchwc::Pointwise<GenericVector>,
+                                   &conv_nchwc::General<GenericVector>,
+                                   &conv_nchwc::Stem<GenericVector>,
+                                   2,
+                                   false};
 
 }  // namespace
 

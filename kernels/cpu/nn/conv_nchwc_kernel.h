@@ -5,8 +5,10 @@
 // "pair" vector (V::kLanes == 16, with LoadPair/StorePair: the low 8 lanes
 // from or to one address, the high 8 from or to another): one accumulator
 // holds one pixel's 16 output channels of two blocks (kTileOf gives the
-// pixels). Bias is read as 16 consecutive channels; weights, residual and
-// output per block, as before.
+// pixels). Bias is read as 16 consecutive channels; residual and output per
+// block; weights from W with the blocks of each pair interleaved
+// (PairWeights: one 16-float run per input channel and tap), so that one
+// load fills a pair vector.
 // As with the GEMM micro-kernel (gemm_f32_ukernel.h), a path's file includes
 // this header inside its target region after every other header, and every
 // function here is a template on V (internal linkage), so no copy compiled
@@ -49,6 +51,10 @@ template <class V>
 constexpr bool kPairVector = V::kLanes == 2 * kB;
 template <class V>
 constexpr int kBlocksPerVector = kPairVector<V> ? 2 : 1;
+// Floats of W per input channel (and tap) of one accumulator row: a block's 8
+// output channels, or with pair vectors (W paired) a pair's 16.
+template <class V>
+constexpr int kWeightRun = kB* kBlocksPerVector<V>;
 // Accumulator rows of a tile of NB blocks.
 template <class V, int NB>
 constexpr int kAccRows = NB / kBlocksPerVector<V>;
@@ -83,9 +89,10 @@ LOOM_NCHWC_INLINE void StoreBlocks(float* p, [[maybe_unused]] int64_t stride, ty
 alignas(32) inline constexpr float kZeros[kB] = {};
 
 // acc[r][j] += W_r(ci, :) * x_j[ci] for the 8 input channels of one input
-// block: px[j] is pixel j's 8 channels, w the 8 x 8 (ci, co) weights of
-// output block 0 for that input block and tap, w_stride floats from one
-// block's to the next's; W_r the weights of accumulator row r's block(s).
+// block: px[j] is pixel j's 8 channels, w the 8 x kWeightRun (ci, co)
+// weights of accumulator row 0 for that input block and tap, w_stride floats
+// from one block's weights to the next's; W_r the weights of accumulator row
+// r's block(s).
 template <class V, int NP, int NB>
 LOOM_NCHWC_INLINE void Fma8(typename V::T (&acc)[kAccRows<V, NB>][NP], const float* const (&px)[NP], const float* w,
                             int64_t w_stride) {
@@ -93,9 +100,8 @@ LOOM_NCHWC_INLINE void Fma8(typename V::T (&acc)[kAccRows<V, NB>][NP], const flo
   constexpr int kRows = kAccRows<V, NB>;
   Unroll<kB>([&](auto ci) LOOM_NCHWC_LAMBDA {
     T a[kRows];
-    Unroll<kRows>([&](auto r) LOOM_NCHWC_LAMBDA {
-      a[r] = LoadBlocks<V>(w + r * kBlocksPerVector<V> * w_stride + ci * kB, w_stride);
-    });
+    Unroll<kRows>(
+        [&](auto r) LOOM_NCHWC_LAMBDA { a[r] = V::Load(w + r * kBlocksPerVector<V> * w_stride + ci * kWeightRun<V>); });
     Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
       const T xv = V::Set1(px[j][ci]);
       Unroll<kRows>([&](auto r) LOOM_NCHWC_LAMBDA { acc[r][j] = V::MulAdd(a[r], xv, acc[r][j]); });
@@ -204,7 +210,7 @@ __attribute__((noinline)) void PointwiseTile(const ConvNchwcGeometry& g, const V
   const int64_t plane = g.in_h * g.in_w * kB, w_stride = g.in_blocks * kB * kB;
   const float* x = wk.x + p * kB;
   const float* w = wk.w;
-  for (int64_t ib = 0; ib < g.in_blocks; ++ib, x += plane, w += kB * kB) {
+  for (int64_t ib = 0; ib < g.in_blocks; ++ib, x += plane, w += kB * kWeightRun<V>) {
     const float* px[NP];
     Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA { px[j] = x + j * kB; });
     Fma8<V, NP, NB>(acc, px, w, w_stride);
@@ -276,11 +282,12 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
   while (kh0 < kh1 && ih0 + kh0 * dh < 0) ++kh0;
   while (kh1 > kh0 && ih0 + (kh1 - 1) * dh >= in_h) --kh1;
   const int64_t w_stride = g.in_blocks * taps;
+  constexpr int kWb = kBlocksPerVector<V>;  // W's offsets within a pair scale by 2
   for (int64_t ib = 0; ib < g.in_blocks; ++ib) {
     const float* xb = wk.x + ib * plane;
     for (int64_t kh = kh0; kh < kh1; ++kh) {
       const float* row = xb + (ih0 + kh * dh) * row_stride;
-      const int64_t wo = ib * taps + kh * kw_n * kB * kB;
+      const int64_t wo = (ib * taps + kh * kw_n * kB * kB) * kWb;
       for (int64_t kw = 0; kw < kw_n; ++kw) {
         const int64_t iw = iw0 + kw * dw;
         const float* px[NP];
@@ -288,7 +295,7 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
           const int64_t c = iw + j * sw;
           px[j] = kStrideW || (c >= 0 && c < in_w) ? row + c * kB : kZeros;
         });
-        Fma8<V, NP, NB>(acc, px, wk.w + wo + kw * kB * kB, w_stride);
+        Fma8<V, NP, NB>(acc, px, wk.w + wo + kw * kB * kWeightRun<V>, w_stride);
       }
     }
   }
@@ -353,12 +360,12 @@ __attribute__((noinline)) void StemTile(const ConvNchwcGeometry& g, const Vector
     const float* xc = wk.x + ci * in_h * in_w;
     for (int64_t kh = kh0; kh < kh1; ++kh) {
       const float* row = xc + (ih0 + kh * dh) * in_w;
-      const int64_t wo = (ci * kh_n + kh) * kw_n * kB;
+      const int64_t wo = (ci * kh_n + kh) * kw_n * kWeightRun<V>;
       for (int64_t kw = 0; kw < kw_n; ++kw) {
         const int64_t iw = iw0 + kw * dw;
         T a[kRows];
         Unroll<kRows>([&](auto r) LOOM_NCHWC_LAMBDA {
-          a[r] = LoadBlocks<V>(wk.w + r * kBlocksPerVector<V> * w_stride + wo + kw * kB, w_stride);
+          a[r] = V::Load(wk.w + r * kBlocksPerVector<V> * w_stride + wo + kw * kWeightRun<V>);
         });
         Unroll<NP>([&](auto j) LOOM_NCHWC_LAMBDA {
           const int64_t c = iw + j * sw;

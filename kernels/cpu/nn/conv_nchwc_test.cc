@@ -24,6 +24,7 @@
 
 #include "kernels/common/registry.h"
 #include "kernels/common/thread_pool.h"
+#include "kernels/cpu/nn/conv_nchwc.h"
 #include "kernels/cpu/nn/conv_winograd.h"
 #include "kernels/cpu/nn/nchwc_vector.h"
 #include "kernels/cpu/testing/kernel_tester.h"
@@ -79,6 +80,7 @@ struct Case {
   int64_t pads[4] = {0, 0, 0, 0};  // top, left, bottom, right
   bool bias = false, residual = false;
   bool scale = false;  // loom.input_scale: X's channels scaled per image (not the stem)
+  bool runtime_w = false;  // W an ordinary input, not a constant (no Winograd; paired in Run)
   std::string act;  // empty or a fused activation (Clip: [-0.25, 0.5])
   int threads = 1;
 
@@ -93,7 +95,8 @@ struct Case {
            std::to_string(kw) + " s" + std::to_string(sh) + std::to_string(sw) + " d" + std::to_string(dh) +
            std::to_string(dw) + " pads " + std::to_string(pads[0]) + "," + std::to_string(pads[1]) + "," +
            std::to_string(pads[2]) + "," + std::to_string(pads[3]) + " bias " + std::to_string(bias) + " residual " +
-           std::to_string(residual) + (scale ? " scale" : "") + " act '" + act + "' threads " + std::to_string(threads);
+           std::to_string(residual) + (scale ? " scale" : "") + (runtime_w ? " runtime W" : "") + " act '" + act +
+           "' threads " + std::to_string(threads);
   }
 };
 
@@ -117,12 +120,14 @@ Attributes Attrs(const Case& c) {
 // is and W [Cout/8, Cin, KH, KW, 8].
 std::vector<TestTensor> KernelInputs(const Case& c, const std::vector<float>& x, const std::vector<float>& w) {
   const int64_t taps = c.kh * c.kw;
+  auto weights = [&](Shape shape, const std::vector<float>& v) {
+    return c.runtime_w ? TestTensor::Of<float>(shape, v) : TestTensor::Const<float>(shape, v);
+  };
   if (c.stem)
     return {TestTensor::Of<float>({c.n, c.cin, c.h, c.w}, x),
-            TestTensor::Const<float>({c.cout / kB, c.cin, c.kh, c.kw, kB}, StemWeights(w, c.cout, c.cin, taps))};
-  return {
-      TestTensor::Of<float>({c.n, c.cin / kB, c.h, c.w, kB}, Blocked(x, c.n, c.cin, c.h * c.w)),
-      TestTensor::Const<float>({c.cout / kB, c.cin / kB, c.kh, c.kw, kB, kB}, BlockedWeights(w, c.cout, c.cin, taps))};
+            weights({c.cout / kB, c.cin, c.kh, c.kw, kB}, StemWeights(w, c.cout, c.cin, taps))};
+  return {TestTensor::Of<float>({c.n, c.cin / kB, c.h, c.w, kB}, Blocked(x, c.n, c.cin, c.h * c.w)),
+          weights({c.cout / kB, c.cin / kB, c.kh, c.kw, kB, kB}, BlockedWeights(w, c.cout, c.cin, taps))};
 }
 
 const char* OpOf(const Case& c) { return c.stem ? "ConvNchwcStem" : "ConvNchwc"; }
@@ -206,12 +211,14 @@ Case RandomCase(bool stem, std::mt19937& rng) {
   return c;
 }
 
-// 300 random cases, more than 200 of them valid.
+// 300 random cases, more than 200 of them valid; every fifth with W not a
+// constant.
 void CheckRandomShapes(bool stem, unsigned seed) {
   std::mt19937 rng(seed);
   int checked = 0;
   for (int iter = 0; iter < 300; ++iter) {
-    const Case c = RandomCase(stem, rng);
+    Case c = RandomCase(stem, rng);
+    c.runtime_w = iter % 5 == 4;
     if (!c.Valid()) continue;
     Check(c, &rng);
     if (::testing::Test::HasFatalFailure()) return;
@@ -255,6 +262,7 @@ TEST(ConvNchwc, InputScaleMatchesConvOfScaledInput) {
     Case c = RandomCase(false, rng);
     if (!c.Valid()) continue;
     c.scale = true;
+    c.runtime_w = iter % 4 == 3;  // scaled from W paired in Run on the avx512 path
     Check(c, &rng);
     if (HasFatalFailure()) return;
     ++checked;
@@ -427,6 +435,64 @@ TEST(ConvNchwc, WinogradFiltersAreADerivedConstant) {
   std::fill(copy, copy + derived[0].bytes / sizeof(float), 0.f);
   EXPECT_NE(run({{derived[0].key, copy, derived[0].bytes}}), reference);
   EXPECT_EQ(run({{derived[0].key + " other", copy, derived[0].bytes}}), reference);
+}
+
+// On a path that reads W paired (avx512), the paired copy is the kernel's
+// derived constant, for ConvNchwc (5 blocks: two pairs and a last single
+// one) and the stem: offered back under its key it is used in place (poisoned
+// bytes change the result, W is never read); under another key it is
+// ignored. Other paths derive nothing here.
+TEST(ConvNchwc, PairedWeightsAreADerivedConstant) {
+  std::mt19937 rng(9);
+  for (const bool stem : {false, true}) {
+    SCOPED_TRACE(stem ? "stem" : "ConvNchwc");
+    Case c;
+    c.stem = stem;
+    c.cin = stem ? 3 : 16;
+    c.cout = 40;
+    c.h = c.w = 9;
+    c.kh = c.kw = 3;
+    c.sh = c.sw = 2;
+    const std::vector<float> w = Random(c.cout * c.cin * 9, &rng);
+    const std::vector<TestTensor> in = KernelInputs(c, Random(c.cin * c.h * c.w, &rng), w);
+    const TestTensor out = TestTensor::Empty(DType::kFloat32, {1, c.cout / kB, c.OutH(), c.OutW(), kB});
+    auto run = [&](const std::vector<TestTensor>& inputs, const std::vector<DerivedConstant>& offered) {
+      std::vector<TestTensor> y = {out};
+      RunOptions o = Options(1, "loom");
+      o.derived = offered;
+      const Status st = RunKernel(OpOf(c), Attrs(c), inputs, &y, o);
+      EXPECT_TRUE(st.ok()) << st.ToString();
+      return y[0].As<float>();
+    };
+    const std::string id = std::string("cpu.") + OpOf(c) + ".loom";
+    std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindById(id)->create();
+    const KernelSetup setup = testing::MakeKernelSetup(OpOf(c), Attrs(c), in, {out}, Options(1, "loom"));
+    ASSERT_TRUE(kernel->Prepare(setup).ok());
+    EXPECT_TRUE(kernel->ReadsConstantInput(1));
+    const std::vector<DerivedConstant> derived = kernel->DerivedConstants();
+    if (!ConvNchwcIsaFor(ActiveNchwcIsa())->paired_weights) {
+      EXPECT_TRUE(derived.empty());
+      continue;
+    }
+    ASSERT_EQ(derived.size(), 1u);
+    EXPECT_NE(derived[0].key.find(".paired_w."), std::string::npos) << derived[0].key;
+    const std::vector<float> reference = run(in, {});
+    std::vector<float> storage(derived[0].bytes / sizeof(float) + 16);
+    float* copy = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / sizeof(float);
+    std::memcpy(copy, derived[0].data, derived[0].bytes);
+    const std::vector<DerivedConstant> offered = {{derived[0].key, copy, derived[0].bytes}};
+    std::vector<TestTensor> nan_in = in;
+    nan_in[1] = TestTensor::Const<float>(in[1].shape, std::vector<float>(w.size(), NAN));
+    EXPECT_EQ(run(nan_in, offered), reference);
+    KernelSetup offered_setup = setup;
+    offered_setup.derived = offered;
+    std::unique_ptr<Kernel> taker = KernelRegistry::Global().FindById(id)->create();
+    ASSERT_TRUE(taker->Prepare(offered_setup).ok());
+    EXPECT_FALSE(taker->ReadsConstantInput(1));
+    std::fill(copy, copy + derived[0].bytes / sizeof(float), 0.f);
+    EXPECT_NE(run(in, offered), reference);
+    EXPECT_EQ(run(in, {{derived[0].key + " other", copy, derived[0].bytes}}), reference);
+  }
 }
 
 // The stems of the zoo's networks (smaller images): MobileNetV2 and
