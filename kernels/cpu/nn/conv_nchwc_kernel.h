@@ -306,28 +306,20 @@ __attribute__((noinline)) void GeneralTile(const ConvNchwcGeometry& g, const Vec
 
 template <class V, int NB>
 void GeneralRows(const ConvNchwcGeometry& g, const VectorActivation<V>& act, const ConvNchwcWork& wk) {
-  // With column stride 1 or 2, the edge columns are tiles of their own, so
-  // that every other tile reads at fixed offsets (a row of 7 would otherwise
-  // be one checked tile).
-  const bool fixed = g.stride_w == 1 || g.stride_w == 2;
-  const int64_t ib = fixed ? g.interior_begin : g.out_w, ie = fixed ? g.interior_end : g.out_w;
   for (int64_t oh = wk.begin; oh < wk.end; ++oh) {
-    auto checked = [&](int64_t ow, int width) {
-      WithWidth<kTileOf<V, NB>>(width,
-                                [&](auto np) { GeneralTile<V, decltype(np)::value, NB, 0>(g, act, wk, oh, ow); });
-    };
-    ForEachTile<kTileOf<V, NB>>(0, ib, checked);
-    ForEachTile<kTileOf<V, NB>>(ib, ie, [&](int64_t ow, int width) {
+    ForEachTile<kTileOf<V, NB>>(0, g.out_w, [&](int64_t ow, int width) {
+      const bool interior = ow >= g.interior_begin && ow + width <= g.interior_end;
       WithWidth<kTileOf<V, NB>>(width, [&](auto np) {
         constexpr int kNp = decltype(np)::value;
-        if (g.stride_w == 1) {
+        if (interior && g.stride_w == 1) {
           GeneralTile<V, kNp, NB, 1>(g, act, wk, oh, ow);
-        } else {
+        } else if (interior && g.stride_w == 2) {
           GeneralTile<V, kNp, NB, 2>(g, act, wk, oh, ow);
+        } else {
+          GeneralTile<V, kNp, NB, 0>(g, act, wk, oh, ow);
         }
       });
     });
-    ForEachTile<kTileOf<V, NB>>(ie, g.out_w, checked);
   }
 }
 
