@@ -12,6 +12,11 @@ count: ORT (`bench/ort/ort_bench.js`: onnxruntime-node, CPU provider, graph
 optimization "all", intra-op threads = Loom's threads) then `loom bench`,
 each with --warmup untimed and --iters timed runs. A cell is the median of
 the rounds' medians; the ratio is Loom / ORT (below 1: Loom is faster).
+"Paired" is the median over the rounds of each round's Loom / ORT: on a
+machine whose speed changes from minute to minute (a shared VM) the two
+runs of one round, seconds apart, mostly share its state, where the two
+medians may come from different ones; a wide spread of the rounds' ratios
+(min-max, shown) says the run was noisy.
 Models named by --int8 also get an int8 Loom plan (minmax calibration on 8
 seeded N(0, 1) inputs) timed against the same ORT fp32 runs.
 
@@ -151,12 +156,15 @@ def measure_model(name, loom, zoo, env, threads, with_int8, args):
             ort_median = statistics.median(ort_ms)
             for kind, _ in plans:
                 loom_median = statistics.median(loom_ms[kind])
+                round_ratios = [lm / om for lm, om in zip(loom_ms[kind], ort_ms)]
                 row = {"model": name, "dtype": kind, "threads": t, "loom_ms": loom_median, "ort_ms": ort_median,
-                       "ratio": loom_median / ort_median, "max_rel_error": error if kind == "fp32" else None,
+                       "ratio": loom_median / ort_median, "paired_ratio": statistics.median(round_ratios),
+                       "round_ratios": round_ratios, "max_rel_error": error if kind == "fp32" else None,
                        "loom_rounds_ms": loom_ms[kind], "ort_rounds_ms": ort_ms}
                 rows.append(row)
                 print(f"  {name} {kind} {t} thread(s): Loom {loom_median:.2f} ms, ORT fp32 {ort_median:.2f} ms, "
-                      f"Loom/ORT {row['ratio']:.2f}", flush=True)
+                      f"Loom/ORT {row['ratio']:.2f}, paired {row['paired_ratio']:.2f} "
+                      f"({min(round_ratios):.2f}-{max(round_ratios):.2f})", flush=True)
     return rows
 
 
@@ -189,11 +197,12 @@ def main():
             failures.append(str(e))
             print(f"  FAIL {e}", flush=True)
     print()
-    print("| model | Loom plan | threads | Loom ms | ORT fp32 ms | Loom/ORT |")
-    print("|---|---|---|---|---|---|")
+    print("| model | Loom plan | threads | Loom ms | ORT fp32 ms | Loom/ORT | paired (rounds' range) |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['model']} | {r['dtype']} | {r['threads']} | {r['loom_ms']:.2f} | {r['ort_ms']:.2f} | "
-              f"{r['ratio']:.2f} |")
+              f"{r['ratio']:.2f} | {r['paired_ratio']:.2f} ({min(r['round_ratios']):.2f}-"
+              f"{max(r['round_ratios']):.2f}) |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": cpu_description(), "commit": commit, "rows": rows, "failures": failures}, f,
