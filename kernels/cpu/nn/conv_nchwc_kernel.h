@@ -54,7 +54,7 @@ constexpr int kBlocksPerVector = kPairVector<V> ? 2 : 1;
 // Floats of W per input channel (and tap) of one accumulator row: a block's 8
 // output channels, or with pair vectors (W paired) a pair's 16.
 template <class V>
-constexpr int kWeightRun = kB* kBlocksPerVector<V>;
+constexpr int kWeightRun = kPairVector<V> ? 2 * kB : kB;
 // Accumulator rows of a tile of NB blocks.
 template <class V, int NB>
 constexpr int kAccRows = NB / kBlocksPerVector<V>;
