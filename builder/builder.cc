@@ -1,12 +1,15 @@
 #include "builder/builder.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <thread>
 #include <unordered_set>
 
 #include "builder/build_internal.h"
 #include "builder/build_log.h"
+#include "builder/exec/choose_tactics.h"
 #include "builder/exec/complete_shapes.h"
 #include "builder/exec/derive_constants.h"
 #include "builder/graph_dump.h"
@@ -64,6 +67,18 @@ place::TargetOptions TargetOptionsOf(const BuildOptions& options) {
   return t;
 }
 
+// "conv2 (Conv): loom.winograd = 0 (0: 1.062 ms, 2: 1.520 ms, 4: 3.510 ms; the rule: 2)".
+std::string DescribeTactic(const exec::TacticChoice& c) {
+  std::string line = c.node + ": " + c.attribute + " = " + std::to_string(c.value) + " (";
+  for (size_t k = 0; k < c.values.size(); ++k) {
+    char ms[32];
+    std::snprintf(ms, sizeof(ms), "%.3f ms", c.ms[k]);
+    line += (k ? ", " : "") + std::to_string(c.values[k]) + ": " + ms;
+  }
+  line += "; the rule: " + std::to_string(c.default_value);
+  return line + (c.copy ? "; as an earlier node of the same shapes)" : ")");
+}
+
 // One build: the phases of pipeline.h, in order, each a method.
 class Build {
  public:
@@ -96,6 +111,7 @@ class Build {
         pipeline_.Run(passes::Phase::kPostPlacement, pipeline_options_, ctx_, graph_, &report_->passes_applied));
     RETURN_IF_ERROR(place::SelectKernels(&graph_, target_, registry_));
     RETURN_IF_ERROR(lower::InsertRelayouts(&graph_, target_, &relayouts_));
+    RETURN_IF_ERROR(ChooseTactics());
     RETURN_IF_ERROR(Prepack());
     RETURN_IF_ERROR(dumper_.Dump("final", graph_));
     report_->graph_dumps = dumper_.files();
@@ -125,11 +141,37 @@ class Build {
     return place::PlaceNodes(&graph_, target_, registry_);
   }
 
+  bool CpuOnlyTarget() const {
+    for (const place::TargetDevice& d : target_.devices())
+      if (d.device != Device::kCpu) return false;
+    return true;
+  }
+
+  // Timed tactics for a plan that runs on this kind of CPU only.
+  Status ChooseTactics() {
+    if (!options_.measure_tactics || !CpuOnlyTarget()) return Status::Ok();
+    exec::TacticOptions tactic_options;
+    tactic_options.threads = options_.tactic_threads > 0
+                                 ? options_.tactic_threads
+                                 : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    exec::TacticStats stats;
+    RETURN_IF_ERROR(exec::ChooseTactics(&graph_, registry_, tactic_options, &stats));
+    report_->tactic_nodes = static_cast<int>(stats.choices.size());
+    report_->tactic_nodes_timed = stats.timed;
+    report_->tactic_seconds = stats.seconds;
+    for (const exec::TacticChoice& c : stats.choices) {
+      if (c.value != c.default_value) ++report_->tactic_changes;
+      report_->tactics.push_back(DescribeTactic(c));
+      BuildLog().info("tactic: {}", report_->tactics.back());
+    }
+    BuildLog().info("tactics: {} nodes timed in {:.2f} s ({} with copies), {} differ from the kernels' rules",
+                    stats.timed, stats.seconds, stats.choices.size(), report_->tactic_changes);
+    return Status::Ok();
+  }
+
   // Derived constants for a plan that runs on this kind of CPU only.
   Status Prepack() {
-    if (!options_.prepack) return Status::Ok();
-    for (const place::TargetDevice& d : target_.devices())
-      if (d.device != Device::kCpu) return Status::Ok();
+    if (!options_.prepack || !CpuOnlyTarget()) return Status::Ok();
     exec::DerivedStats stats;
     RETURN_IF_ERROR(exec::DeriveConstants(&graph_, registry_, &stats));
     report_->derived_nodes = stats.nodes;
@@ -267,11 +309,17 @@ std::vector<std::string> DescribeBuildPhases(const BuildOptions& options) {
   passes_of(passes::Phase::kPostPlacement);
   lines.push_back("5. kernel selection: the first kernel of each node's device that accepts it");
   lines.push_back("6. layouts: FPGA activations in padded NHWC, a CPU Relayout at each CPU<->FPGA boundary");
-  lines.push_back("7. memory planning: device-visible memory for what off-CPU nodes touch; one arena, greedy by size "
-                  "with best fit, 64-byte aligned");
-  lines.push_back("8. lowering: each run of consecutive FPGA nodes becomes one launch (command stream, pre-tiled "
-                  "weights and packed parameters as constants)");
-  lines.push_back("9. plan writing: header, metadata flatbuffer, 64-byte aligned constants");
+  lines.push_back(
+      "7. cpu target only: tactics (--tactics measure) time each way a CPU kernel can run a node "
+      "(Winograd tiles or direct 3x3 convolutions) on this machine and keep the fastest; prepack stores "
+      "the weights as this CPU's kernels read them (--no-prepack)");
+  lines.push_back(
+      "8. memory planning: device-visible memory for what off-CPU nodes touch; one arena, greedy by size "
+      "with best fit, 64-byte aligned");
+  lines.push_back(
+      "9. lowering: each run of consecutive FPGA nodes becomes one launch (command stream, pre-tiled "
+      "weights and packed parameters as constants)");
+  lines.push_back("10. plan writing: header, metadata flatbuffer, 64-byte aligned constants");
   return lines;
 }
 

@@ -67,6 +67,13 @@ struct BuildOptions {
   // Bigger plans, faster loads; only for the `cpu` target (a board's CPU
   // would not use them). `--no-prepack` turns it off.
   bool prepack = true;
+  // Time the ways CPU kernels can run a node (Winograd tiles or the direct
+  // path for 3x3 convolutions, ...) on this machine and keep the fastest
+  // (exec/choose_tactics.h); false: the kernels' own rules decide
+  // (`--tactics heuristic`). Only for the `cpu` target.
+  bool measure_tactics = true;
+  // Threads of those timed runs (`--tactic-threads`); 0: this machine's cores.
+  int tactic_threads = 0;
   // `--dump-graph DIR`: the graph as DOT after import and after each stage
   // (builder/graph_dump.h); empty: none.
   std::string dump_graph_dir;
@@ -118,6 +125,14 @@ struct BuildReport {
   // Derived constants stored (BuildOptions::prepack).
   int derived_nodes = 0;
   size_t derived_bytes = 0;
+  // Tactics timed (BuildOptions::measure_tactics): nodes with a choice, how
+  // many of them took another way than the kernel's own rule, and the wall
+  // time spent.
+  int tactic_nodes = 0;
+  int tactic_nodes_timed = 0;
+  int tactic_changes = 0;
+  double tactic_seconds = 0;
+  std::vector<std::string> tactics;         // "layer4.0/conv2 (Conv): loom.winograd = 0 (0: 1.06 ms, 2: 1.52, 4: 3.51)
   std::vector<std::string> passes_applied;  // "fold_constants: 12 nodes", ...
   std::vector<std::string> graph_dumps;     // --dump-graph: the DOT files written, in order
   int graph_svgs = 0;                       // and how many were rendered to SVG

@@ -149,6 +149,20 @@ struct KernelArgs {
   template <typename T> T* out(size_t i) const { return static_cast<T*>(outputs[i]); }
 };
 
+// Other ways a kernel can run its node, for the builder to time (builder/
+// exec/choose_tactics.h): the values of one int attribute of the node, each
+// a tactic that computes the same result up to float rounding
+// (loom.winograd: 0 direct, 2 or 4 the Winograd tile). values[0] is the one
+// the kernel takes without the attribute. Empty: nothing to choose.
+struct KernelTactics {
+  std::string attribute;
+  std::vector<int64_t> values;
+  // Nodes whose tactics time alike share a key (the same shapes, whatever
+  // their epilogues), so the builder times one of them; empty: the node's
+  // kernel, attributes and tensor types.
+  std::string timing_key;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -177,6 +191,10 @@ class Kernel {
     (void)i;
     return true;
   }
+
+  // Optional: the node's tactics, as prepared without their attribute
+  // (KernelTactics). Called after a successful Prepare.
+  virtual KernelTactics Tactics() const { return {}; }
 
   // Optional: output shapes for a node whose shapes ONNX inference could not
   // settle (data-dependent ops such as Range, NonZero or Reshape), computed

@@ -203,5 +203,40 @@ PY
   fi
 fi
 
+# Tactics: a model of two 3x3 stride-1 32 -> 32 Convs (run blocked, each
+# offering loom.winograd's values) has them timed by default, the second as a
+# copy of the first; --tactics heuristic leaves them to the kernels' rules.
+if "$LOOM" build --help >/dev/null 2>&1 && [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c "import onnx" 2>/dev/null; then
+  T=$WORK/conv3x3.onnx
+  /usr/bin/python3 - "$T" <<'PY' || fail "write a model of 3x3 Convs"
+import sys
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper, save
+rng = np.random.default_rng(0)
+def const(name, shape):
+    return numpy_helper.from_array((0.1 * rng.standard_normal(shape)).astype(np.float32), name)
+inits = [const("w1", (32, 32, 3, 3)), const("b1", (32,)), const("w2", (32, 32, 3, 3)), const("b2", (32,))]
+conv = dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["h"], name="conv1", **conv),
+         helper.make_node("Relu", ["h"], ["r"], name="relu1"),
+         helper.make_node("Conv", ["r", "w2", "b2"], ["y"], name="conv2", **conv)]
+graph = helper.make_graph(nodes, "conv3x3", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 16, 16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 16, 16])], inits)
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
+PY
+  expect_ok "build times tactics by default" "$LOOM" build "$T" -o "$WORK/tactics.plan" --tactic-threads 1
+  grep -q "^tactics:  1 nodes timed in .* s (2 with copies), [0-2] run another way" "$WORK/out.txt" \
+    && pass "tactics line" || fail "tactics line: $(cat "$WORK/out.txt")"
+  expect_ok "build -v lists the tactics" "$LOOM" build "$T" -o "$WORK/tactics.plan" --tactic-threads 1 -v
+  [[ $(grep -c "^          conv[12] (Conv.*): loom.winograd = [024] (.* ms, .* ms, .* ms; the rule: [024]" "$WORK/out.txt") -eq 2 ]] \
+    && grep -q "as an earlier node of the same shapes)$" "$WORK/out.txt" \
+    && pass "tactics listed per node" || fail "tactics listed per node: $(cat "$WORK/out.txt")"
+  expect_ok "build --tactics heuristic" "$LOOM" build "$T" -o "$WORK/heuristic.plan" --tactics heuristic
+  grep -q "^tactics:" "$WORK/out.txt" && fail "--tactics heuristic times nothing: $(cat "$WORK/out.txt")" \
+    || pass "--tactics heuristic times nothing"
+  expect_error "--tactics bogus" "--tactics 'bogus': expected measure or heuristic" \
+    "$LOOM" build "$T" -o "$WORK/x.plan" --tactics bogus
+fi
+
 echo "$failures failure(s)"
 [[ $failures -eq 0 ]]

@@ -1,6 +1,6 @@
 // `loom build MODEL.onnx [-o MODEL.plan] [--shape NAME=1x3x224x224 ...] [-O 0|1]
 //              [--target cpu|fpga16|fpga32] [--clock-mhz F] [--timing-cache FILE]
-//              [--disable-pass NAME ...] [-v]
+//              [--disable-pass NAME ...] [--tactics measure|heuristic] [--tactic-threads N] [-v]
 //              [--int8 --calib DIR [--calib-method minmax|percentile|entropy]
 //               [--calib-percentile P] [--calib-cache FILE] [--keep-fp32 NODE,...]
 //               [--int8-min-snr DB] [--report FILE.json]]`
@@ -44,6 +44,8 @@ struct BuildArgs {
   std::string report;
   bool fpga_launch_per_node = false;
   bool no_prepack = false;
+  std::string tactics = "measure";
+  int tactic_threads = 0;
 };
 
 // The int8 flags into options; they need --int8.
@@ -136,6 +138,13 @@ void PrintSummary(const BuildArgs& args, const std::string& output, const BuildR
   if (r.derived_nodes > 0)
     std::printf("prepack:  %s of packed weights for %d nodes (this CPU's kernels use them at load; --no-prepack)\n",
                 HumanBytes(r.derived_bytes).c_str(), r.derived_nodes);
+  if (r.tactic_nodes > 0) {
+    std::printf("tactics:  %d nodes timed in %.2f s (%d with copies), %d run another way than the kernels' rules%s\n",
+                r.tactic_nodes_timed, r.tactic_seconds, r.tactic_nodes, r.tactic_changes,
+                args.verbose > 0 ? ":" : " (-v lists them)");
+    if (args.verbose > 0)
+      for (const std::string& t : r.tactics) std::printf("          %s\n", t.c_str());
+  }
   for (const std::string& note : r.notes) std::printf("note:     %s\n", note.c_str());
   if (!r.graph_dumps.empty())
     std::printf("graphs:   %zu DOT files in %s (%d rendered to SVG)\n", r.graph_dumps.size(), args.dump_graph.c_str(),
@@ -163,6 +172,12 @@ int RunBuild(const BuildArgs& args, CLI::App* cmd) {
   options.target = args.target;
   options.fpga_launch_per_node = args.fpga_launch_per_node;
   options.prepack = !args.no_prepack;
+  if (args.tactics != "measure" && args.tactics != "heuristic") {
+    PrintError("--tactics '" + args.tactics + "': expected measure or heuristic");
+    return 1;
+  }
+  options.measure_tactics = args.tactics == "measure";
+  options.tactic_threads = args.tactic_threads;
   // 0 means "the configuration's clock" to the library; given, it is a mistake.
   if (cmd->count("--clock-mhz") > 0 && !(args.clock_mhz > 0)) {
     PrintError("--clock-mhz " + cmd->get_option("--clock-mhz")->as<std::string>() +
@@ -251,6 +266,13 @@ void AddBuildCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-prepack", args->no_prepack,
                 "Leave packing and transforming weights to the engine at load (smaller plan, slower load); by "
                 "default a cpu-target plan carries them, computed for this machine's CPU");
+  cmd->add_option("--tactics", args->tactics,
+                  "measure (default): time the ways a CPU kernel can run a node (Winograd or direct 3x3 "
+                  "convolutions) on this machine and keep the fastest; heuristic: the kernels' own rules. "
+                  "cpu target only");
+  cmd->add_option("--tactic-threads", args->tactic_threads,
+                  "Threads of the timed runs of --tactics measure (default: this machine's cores)")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--target", args->target,
                   "What the plan is built for: cpu (default), fpga16 (PYNQ-Z2) or fpga32 (KV260)");
   cmd->add_option("--clock-mhz", args->clock_mhz,

@@ -10,10 +10,12 @@
 // when Sigmoid/Tanh/Swish run over it. Pointwise ranges are runs of
 // flattened pixels, general ranges whole output rows.
 //
-// 3x3 stride-1 convs for which ChooseWinogradTile picks a tile run through
-// the Winograd convolution on the blocked tensors instead (conv_winograd.h,
-// channel_block 8): its filters are transformed from W un-blocked to OIHW,
-// or taken from the plan as a derived constant, as the NCHW Conv does.
+// 3x3 stride-1 convs for which the attribute loom.winograd (a tactic the
+// builder timed, Tactics) or else ChooseWinogradTile picks a tile run
+// through the Winograd convolution on the blocked tensors instead
+// (conv_winograd.h, channel_block 8): its filters are transformed from W
+// un-blocked to OIHW, or taken from the plan as a derived constant, as the
+// NCHW Conv does.
 #include "kernels/cpu/nn/conv_nchwc.h"
 
 #include <algorithm>
@@ -84,11 +86,12 @@ class ConvNchwcKernel final : public Kernel {
   Status Run(const KernelArgs& args) const override;
   std::vector<DerivedConstant> DerivedConstants() const override;
   bool ReadsConstantInput(size_t i) const override { return !(i == 1 && (filters_derived_ || pairs_derived_)); }
+  KernelTactics Tactics() const override;
 
  private:
   // Sets up winograd_ when the conv takes that path (3x3, stride 1, dilation
-  // 1, constant W, a tile chosen).
-  void PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg);
+  // 1, constant W, a tile chosen by loom.winograd or ChooseWinogradTile).
+  Status PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg);
 
   // X and W's shapes against the op's layout; sets g_'s channel counts.
   Status CheckLayout(const KernelSetup& setup);
@@ -118,6 +121,7 @@ class ConvNchwcKernel final : public Kernel {
   int64_t min_ranges_ = 1;   // ranges per image with the largest ranges
   double macs_ = 0;
   std::unique_ptr<WinogradConvF32> winograd_;
+  int default_tile_ = -1;   // ChooseWinogradTile's rule for a conv that may take Winograd, else -1
   std::string filter_key_;  // winograd_'s transformed filters as a derived constant
   size_t filter_bytes_ = 0;
   bool filters_derived_ = false;  // winograd_ uses the plan's transformed filters: W is never read
@@ -140,12 +144,27 @@ std::vector<float> UnblockWeights(const float* w, int64_t out_blocks, int64_t in
   return oihw;
 }
 
-void ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg) {
+Status ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeometry& wg) {
+  winograd_.reset();
+  filters_derived_ = false;
+  default_tile_ = -1;
+  int requested = -1;
+  if (const Attribute* a = setup.attrs.Find("loom.winograd")) {
+    if (a->kind != Attribute::Kind::kInt || (a->i != 0 && a->i != 2 && a->i != 4))
+      return setup.Invalid("attribute loom.winograd must be 0, 2 or 4");
+    requested = static_cast<int>(a->i);
+  }
   const TensorInfo& w = setup.inputs[1];
-  if (!w.const_data || !wg.IsWinograd3x3()) return;
+  if (stem_ || has_scale_ || !w.const_data || !wg.IsWinograd3x3()) {
+    if (requested > 0)
+      return setup.Invalid("loom.winograd " + std::to_string(requested) +
+                           " needs a 3x3 stride-1 convolution with constant weights");
+    return Status::Ok();
+  }
   const WinogradConvShape ws = WinogradShapeOf(batch_, g_.in_blocks * kB, g_.out_blocks * kB, wg, kB);
-  const int tile = ChooseWinogradTile(ws);
-  if (!tile) return;
+  default_tile_ = ChooseWinogradTile(ws);
+  const int tile = ChooseWinogradTile(ws, requested);
+  if (!tile) return Status::Ok();
   winograd_ = std::make_unique<WinogradConvF32>();
   filter_key_ = WinogradConvF32::FilterKey(ws, tile);
   filter_bytes_ = WinogradConvF32::FilterBytes(ws, tile);
@@ -156,6 +175,21 @@ void ConvNchwcKernel::PrepareWinograd(const KernelSetup& setup, const WindowGeom
   winograd_->Prepare(ws, tile, oihw.empty() ? nullptr : oihw.data(), act_);
   if (derived) winograd_->UseTransformedFilters(static_cast<const float*>(derived));
   filters_derived_ = derived != nullptr;
+  return Status::Ok();
+}
+
+KernelTactics ConvNchwcKernel::Tactics() const {
+  if (default_tile_ < 0) return {};
+  KernelTactics t{"loom.winograd", {default_tile_}, ""};
+  for (int tile : {0, 2, 4})
+    if (tile != default_tile_) t.values.push_back(tile);
+  // A 3x3 stride-1 conv's time is its shapes' (the bias, residual and
+  // activation cost about the same on every path).
+  t.timing_key = "ConvNchwc 3x3 " + std::to_string(batch_) + "x" + std::to_string(g_.in_channels) + "x" +
+                 std::to_string(g_.in_h) + "x" + std::to_string(g_.in_w) + " -> " + std::to_string(g_.out_blocks * kB) +
+                 "x" + std::to_string(g_.out_h) + "x" + std::to_string(g_.out_w) + " pad " +
+                 std::to_string(g_.pad_top) + "," + std::to_string(g_.pad_left);
+  return t;
 }
 
 Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
@@ -212,9 +246,7 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
                 act_.kind == ActivationKind::kSwish;
 
   RETURN_IF_ERROR(ParseInputScale(setup));
-  winograd_.reset();
-  filters_derived_ = false;
-  if (!stem_ && !has_scale_) PrepareWinograd(setup, wg);
+  RETURN_IF_ERROR(PrepareWinograd(setup, wg));
   pointwise_ =
       !stem_ && g_.kernel_h == 1 && g_.kernel_w == 1 && g_.stride_h == 1 && g_.stride_w == 1 && !wg.HasPadding();
   const ConvNchwcIsa* isa = ConvNchwcIsaFor(ActiveNchwcIsa());

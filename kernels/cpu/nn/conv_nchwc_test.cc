@@ -4,8 +4,9 @@
 // asymmetric pads, dilation 2, bias, residual, Relu/Clip/Swish/HardSwish/
 // Sigmoid, N = 1 and 2, outputs from 1x1 to odd sizes, 1 and 2 threads),
 // network layer shapes, the 3x3 stride-1 shapes that run through Winograd
-// (against the direct NCHW Conv; their filters as a derived constant), and
-// bad nodes. Runs on the process's path: CMake runs it once per path
+// (against the direct NCHW Conv; their filters as a derived constant), the
+// path loom.winograd picks and the tactics the kernel offers, and bad
+// nodes. Runs on the process's path: CMake runs it once per path
 // (LOOM_CPU_ISA).
 #include <gtest/gtest.h>
 #include <time.h>
@@ -81,6 +82,7 @@ struct Case {
   bool bias = false, residual = false;
   bool scale = false;  // loom.input_scale: X's channels scaled per image (not the stem)
   bool runtime_w = false;  // W an ordinary input, not a constant (no Winograd; paired in Run)
+  int winograd = -1;       // loom.winograd (0: direct, 2 or 4: the Winograd tile); -1: unset
   std::string act;  // empty or a fused activation (Clip: [-0.25, 0.5])
   int threads = 1;
 
@@ -95,8 +97,9 @@ struct Case {
            std::to_string(kw) + " s" + std::to_string(sh) + std::to_string(sw) + " d" + std::to_string(dh) +
            std::to_string(dw) + " pads " + std::to_string(pads[0]) + "," + std::to_string(pads[1]) + "," +
            std::to_string(pads[2]) + "," + std::to_string(pads[3]) + " bias " + std::to_string(bias) + " residual " +
-           std::to_string(residual) + (scale ? " scale" : "") + (runtime_w ? " runtime W" : "") + " act '" + act +
-           "' threads " + std::to_string(threads);
+           std::to_string(residual) + (scale ? " scale" : "") + (runtime_w ? " runtime W" : "") +
+           (winograd >= 0 ? " loom.winograd " + std::to_string(winograd) : "") + " act '" + act + "' threads " +
+           std::to_string(threads);
   }
 };
 
@@ -113,6 +116,7 @@ Attributes Attrs(const Case& c) {
   }
   if (c.residual) a.SetInt("loom.residual", 1);
   if (c.scale) a.SetInt("loom.input_scale", 1);
+  if (c.winograd >= 0) a.SetInt("loom.winograd", c.winograd);
   return a;
 }
 
@@ -170,6 +174,7 @@ void Check(const Case& c, std::mt19937* rng, bool direct_reference = false) {
   std::vector<TestTensor> want = {TestTensor::Empty(DType::kFloat32, y_shape)};
   Attributes ref_attrs = Attrs(c);
   ref_attrs.Erase("loom.input_scale");
+  ref_attrs.Erase("loom.winograd");
   if (direct_reference) setenv("LOOM_CONV_WINOGRAD", "0", 1);
   Status st = RunKernel("Conv", ref_attrs, in, &want);
   if (direct_reference) unsetenv("LOOM_CONV_WINOGRAD");
@@ -338,6 +343,41 @@ TEST(ConvNchwc, MatchesConvOnWidePointwiseShapes) {
       }
 }
 
+// The Winograd convolution of a 3x3 stride-1 case.
+WinogradConvShape WinogradShapeOfCase(const Case& c) {
+  WinogradConvShape ws;
+  ws.batch = c.n;
+  ws.in_channels = c.cin;
+  ws.out_channels = c.cout;
+  ws.in_h = c.h;
+  ws.in_w = c.w;
+  ws.pad_top = c.pads[0];
+  ws.pad_left = c.pads[1];
+  ws.pad_bottom = c.pads[2];
+  ws.pad_right = c.pads[3];
+  return ws;
+}
+
+// Unsets LOOM_CONV_WINOGRAD, which overrides both loom.winograd and the
+// rule, while it lives.
+class WithoutWinogradOverride {
+ public:
+  WithoutWinogradOverride() {
+    if (const char* e = std::getenv("LOOM_CONV_WINOGRAD")) {
+      saved_ = e;
+      was_set_ = true;
+    }
+    unsetenv("LOOM_CONV_WINOGRAD");
+  }
+  ~WithoutWinogradOverride() {
+    if (was_set_) setenv("LOOM_CONV_WINOGRAD", saved_.c_str(), 1);
+  }
+
+ private:
+  std::string saved_;
+  bool was_set_ = false;
+};
+
 // 3x3 stride-1 layers for which ChooseWinogradTile picks a tile (F(2x2) and
 // F(4x4), batch 2, asymmetric pads, partial edge tiles): the blocked
 // Winograd gives the direct NCHW Conv's result with bias, residual and
@@ -359,17 +399,7 @@ TEST(ConvNchwc, WinogradShapesMatchDirectConv) {
       std::copy(wc.pads, wc.pads + 4, c.pads);
       c.bias = i % 2 == 0;
       c.residual = i % 4 < 2;
-      WinogradConvShape ws;
-      ws.batch = c.n;
-      ws.in_channels = c.cin;
-      ws.out_channels = c.cout;
-      ws.in_h = c.h;
-      ws.in_w = c.w;
-      ws.pad_top = c.pads[0];
-      ws.pad_left = c.pads[1];
-      ws.pad_bottom = c.pads[2];
-      ws.pad_right = c.pads[3];
-      ASSERT_EQ(ChooseWinogradTile(ws), wc.tile) << c.Describe();
+      ASSERT_EQ(ChooseWinogradTile(WinogradShapeOfCase(c)), wc.tile) << c.Describe();
       Check(c, &rng, true);
       if (HasFatalFailure()) return;
       ++i;
@@ -435,6 +465,108 @@ TEST(ConvNchwc, WinogradFiltersAreADerivedConstant) {
   std::fill(copy, copy + derived[0].bytes / sizeof(float), 0.f);
   EXPECT_NE(run({{derived[0].key, copy, derived[0].bytes}}), reference);
   EXPECT_EQ(run({{derived[0].key + " other", copy, derived[0].bytes}}), reference);
+}
+
+// The kernel `c`'s op prepared on random inputs (bias, residual and scale
+// as `c` has them), or null if Prepare fails.
+std::unique_ptr<Kernel> PreparedKernel(const Case& c, std::mt19937* rng) {
+  const int64_t oh = c.OutH(), ow = c.OutW();
+  std::vector<TestTensor> in =
+      KernelInputs(c, Random(c.n * c.cin * c.h * c.w, rng), Random(c.cout * c.cin * c.kh * c.kw, rng));
+  if (c.bias || c.residual || c.scale)
+    in.push_back(c.bias ? TestTensor::Of<float>({c.cout}, Random(c.cout, rng)) : TestTensor::Absent());
+  if (c.residual) {
+    in.push_back(TestTensor::Of<float>({c.n, c.cout / kB, oh, ow, kB}, Random(c.n * c.cout * oh * ow, rng)));
+  } else if (c.scale) {
+    in.push_back(TestTensor::Absent());
+  }
+  if (c.scale) in.push_back(TestTensor::Of<float>({c.n, c.cin / kB, 1, 1, kB}, Random(c.n * c.cin, rng)));
+  const TestTensor y = TestTensor::Empty(DType::kFloat32, {c.n, c.cout / kB, oh, ow, kB});
+  std::unique_ptr<Kernel> kernel = KernelRegistry::Global().FindById(std::string("cpu.") + OpOf(c) + ".loom")->create();
+  const Status st = kernel->Prepare(testing::MakeKernelSetup(OpOf(c), Attrs(c), in, {y}, Options(1, "loom")));
+  EXPECT_TRUE(st.ok()) << c.Describe() << ": " << st.ToString();
+  if (!st.ok()) return nullptr;
+  return kernel;
+}
+
+// loom.winograd picks the path of a 3x3 stride-1 conv, whatever the rule
+// would: 0 the direct path (no Winograd filters derived), 2 and 4 that
+// Winograd tile (its transformed filters derived); each gives the direct
+// NCHW Conv's result, without and with bias and Relu.
+TEST(ConvNchwc, WinogradAttributeChoosesThePath) {
+  const WithoutWinogradOverride no_override;
+  std::mt19937 rng(31);
+  for (const bool epilogue : {false, true})
+    for (const int tile : {0, 2, 4}) {
+      Case c = LayerCase(Layer{32, 32, 12, 3, 1, 1}, epilogue ? "Relu" : "", epilogue ? 2 : 1);
+      c.bias = epilogue;
+      c.winograd = tile;
+      Check(c, &rng, true);
+      if (HasFatalFailure()) return;
+      const std::unique_ptr<Kernel> kernel = PreparedKernel(c, &rng);
+      ASSERT_NE(kernel, nullptr);
+      const std::vector<DerivedConstant> derived = kernel->DerivedConstants();
+      const bool winograd = !derived.empty() && derived[0].key.rfind("conv_winograd.filters", 0) == 0;
+      EXPECT_EQ(winograd, tile != 0) << c.Describe();
+      if (winograd) {
+        EXPECT_EQ(derived[0].key.rfind("conv_winograd.filters f" + std::to_string(tile) + " ", 0), 0u)
+            << derived[0].key;
+      }
+    }
+}
+
+// A 3x3 stride-1 conv with constant W offers loom.winograd's three values,
+// the rule's tile first, under a key of its shapes (not of its bias,
+// residual or activation); other convs offer none.
+TEST(ConvNchwc, OffersWinogradTactics) {
+  const WithoutWinogradOverride no_override;
+  std::mt19937 rng(37);
+  auto tactics = [&](const Case& c) {
+    const std::unique_ptr<Kernel> kernel = PreparedKernel(c, &rng);
+    return kernel ? kernel->Tactics() : KernelTactics{"failed", {}, ""};
+  };
+  // The rule picks F(2x2) at 8x8 and F(4x4) at 28x28 (WinogradShapesMatchDirectConv).
+  std::vector<std::string> keys;
+  for (const Layer& l : {Layer{32, 32, 8, 3, 1, 1}, Layer{16, 64, 28, 3, 1, 1}}) {
+    Case c = LayerCase(l, "", 1);
+    c.bias = false;
+    SCOPED_TRACE(c.Describe());
+    const KernelTactics t = tactics(c);
+    EXPECT_EQ(t.attribute, "loom.winograd");
+    ASSERT_EQ(t.values.size(), 3u);
+    EXPECT_EQ(t.values[0], ChooseWinogradTile(WinogradShapeOfCase(c)));
+    EXPECT_EQ(t.values[0], l.hw == 8 ? 2 : 4);
+    std::vector<int64_t> sorted = t.values;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<int64_t>{0, 2, 4}));
+    EXPECT_FALSE(t.timing_key.empty());
+    keys.push_back(t.timing_key);
+    Case e = c;
+    e.bias = e.residual = true;
+    e.act = "Swish";
+    const KernelTactics te = tactics(e);
+    EXPECT_EQ(te.attribute, t.attribute);
+    EXPECT_EQ(te.values, t.values);
+    EXPECT_EQ(te.timing_key, t.timing_key);
+    Case batch2 = c;
+    batch2.n = 2;
+    EXPECT_NE(tactics(batch2).timing_key, t.timing_key);
+  }
+  EXPECT_NE(keys[0], keys[1]);
+  Case pointwise = LayerCase(Layer{32, 32, 8, 1, 1, 0}, "", 1);
+  Case strided = LayerCase(Layer{32, 32, 9, 3, 2, 1}, "", 1);
+  Case runtime_w = LayerCase(Layer{32, 32, 8, 3, 1, 1}, "", 1);
+  runtime_w.runtime_w = true;
+  Case scaled = runtime_w;
+  scaled.runtime_w = false;
+  scaled.scale = true;
+  Case stem = LayerCase(Layer{3, 32, 8, 3, 1, 1}, "", 1);
+  stem.stem = true;
+  for (const Case& c : {pointwise, strided, runtime_w, scaled, stem}) {
+    const KernelTactics t = tactics(c);
+    EXPECT_TRUE(t.attribute.empty()) << c.Describe() << ": " << t.attribute;
+    EXPECT_TRUE(t.values.empty()) << c.Describe();
+  }
 }
 
 // On a path that reads W paired (avx512), the paired copy is the kernel's
@@ -604,6 +736,66 @@ TEST(ConvNchwc, RejectsBadNodes) {
   a = pad1;
   a.SetString("loom.activation", "Gelu");
   EXPECT_EQ(run(a, {x, w}, y).code(), StatusCode::kUnsupported);
+}
+
+void ExpectInvalidWith(const Status& st, const std::string& message) {
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.message().find(message), std::string::npos) << st.message();
+}
+
+// loom.winograd is 0, 2 or 4 (an int); a tile only on a conv that can run
+// through Winograd (3x3, stride 1, constant W, not the stem, no
+// loom.input_scale), while 0 suits any conv.
+TEST(ConvNchwc, RejectsBadWinogradAttribute) {
+  const TestTensor x = TestTensor::Of<float>({1, 2, 5, 5, kB}, std::vector<float>(2 * 25 * kB, 1.f));
+  const std::vector<float> ones(3 * 2 * 9 * 64, 1.f);
+  const TestTensor w = TestTensor::Const<float>({3, 2, 3, 3, kB, kB}, ones);
+  const Shape y = {1, 3, 5, 5, kB};
+  const Attributes pad1 = Window3x3Pad1();
+  auto run = [&](int64_t winograd, Attributes a, const std::vector<TestTensor>& in, const Shape& out,
+                 const char* op = "ConvNchwc") {
+    a.SetInt("loom.winograd", winograd);
+    return RunOneThread(op, a, in, out);
+  };
+  for (int64_t tile : {0, 2, 4}) EXPECT_TRUE(run(tile, pad1, {x, w}, y).ok()) << tile;
+  for (int64_t bad : {3, 1, -1, 8}) {
+    SCOPED_TRACE(bad);
+    ExpectInvalidWith(run(bad, pad1, {x, w}, y), "attribute loom.winograd must be 0, 2 or 4");
+  }
+  Attributes a = pad1;
+  a.SetFloat("loom.winograd", 2.f);
+  ExpectInvalidWith(RunOneThread("ConvNchwc", a, {x, w}, y), "attribute loom.winograd must be 0, 2 or 4");
+
+  Attributes stride2 = pad1;
+  stride2.SetInts("strides", {2, 2});
+  const Shape y2 = {1, 3, 3, 3, kB};
+  ExpectInvalidWith(run(2, stride2, {x, w}, y2),
+                    "loom.winograd 2 needs a 3x3 stride-1 convolution with constant weights");
+  ExpectInvalidWith(run(4, stride2, {x, w}, y2), "loom.winograd 4 needs a 3x3 stride-1");
+  EXPECT_TRUE(run(0, stride2, {x, w}, y2).ok());
+
+  const TestTensor runtime_w = TestTensor::Of<float>({3, 2, 3, 3, kB, kB}, ones);
+  ExpectInvalidWith(run(2, pad1, {x, runtime_w}, y), "loom.winograd 2 needs a 3x3 stride-1");
+  EXPECT_TRUE(run(0, pad1, {x, runtime_w}, y).ok());
+
+  Attributes pointwise;
+  pointwise.SetInts("kernel_shape", {1, 1});
+  const TestTensor w1 = TestTensor::Const<float>({3, 2, 1, 1, kB, kB}, std::vector<float>(3 * 2 * 64, 1.f));
+  ExpectInvalidWith(run(4, pointwise, {x, w1}, y), "loom.winograd 4 needs a 3x3 stride-1");
+  EXPECT_TRUE(run(0, pointwise, {x, w1}, y).ok());
+
+  Attributes scaled = pad1;
+  scaled.SetInt("loom.input_scale", 1);
+  const TestTensor none = TestTensor::Absent();
+  const TestTensor scale = TestTensor::Of<float>({1, 2, 1, 1, kB}, std::vector<float>(16, 0.5f));
+  ExpectInvalidWith(run(2, scaled, {x, w, none, none, scale}, y), "loom.winograd 2 needs a 3x3 stride-1");
+  EXPECT_TRUE(run(0, scaled, {x, w, none, none, scale}, y).ok());
+
+  const TestTensor stem_x = TestTensor::Of<float>({1, 3, 5, 5}, std::vector<float>(75, 1.f));
+  const TestTensor stem_w = TestTensor::Const<float>({2, 3, 3, 3, kB}, std::vector<float>(2 * 27 * kB, 1.f));
+  const Shape stem_y = {1, 2, 5, 5, kB};
+  ExpectInvalidWith(run(2, pad1, {stem_x, stem_w}, stem_y, "ConvNchwcStem"), "loom.winograd 2 needs a 3x3 stride-1");
+  EXPECT_TRUE(run(0, pad1, {stem_x, stem_w}, stem_y, "ConvNchwcStem").ok());
 }
 
 TEST(ConvNchwcStem, RejectsBadNodes) {

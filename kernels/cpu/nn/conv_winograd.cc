@@ -211,19 +211,24 @@ WinogradConvShape WinogradShapeOf(int64_t batch, int64_t in_channels, int64_t ou
   return s;
 }
 
-int ChooseWinogradTile(const WinogradConvShape& shape) {
+int ChooseWinogradTile(const WinogradConvShape& shape, int requested) {
   if (const char* env = std::getenv("LOOM_CONV_WINOGRAD")) {
     const std::string e = env;
     if (e == "0" || e == "off") return 0;
     if (e == "2" || e == "f2") return 2;
     if (e == "4" || e == "f4" || e == "1" || e == "on") return 4;
   }
+  if (requested >= 0) return requested;
   // Measured on AMD EPYC (AVX-512) with the zoo's 3x3 convs (resnet18,
   // googlenet; 1 and 2 threads): F(4x4) wins from about 6x6 tiles of output
   // (28x28: 2.1x over the direct path, 56x56: 1.9x); below that its few
   // tiles fill the GEMM's 12-row register tile poorly and F(2x2) wins (14x14:
   // 1.4-1.8x, 7x7: 1.1-1.3x). With few channels the transforms cost more
-  // than the GEMM saves (16 -> 48 channels at 14x14 is slower).
+  // than the GEMM saves (16 -> 48 channels at 14x14 is slower). Other CPUs
+  // differ: on an Intel Xeon (Emerald Rapids, two 512-bit FMA units) the
+  // direct path is 1.4x faster than F(2x2) at 7x7 x 512 channels. For plans
+  // built for the `cpu` target the builder times the three ways instead
+  // (loom.winograd, builder/exec/choose_tactics.h).
   const int64_t oh = shape.OutH(), ow = shape.OutW();
   const int64_t tiles4 = ((oh + 3) / 4) * ((ow + 3) / 4), tiles2 = ((oh + 1) / 2) * ((ow + 1) / 2);
   if (shape.in_channels * shape.out_channels < 1024) return 0;

@@ -97,11 +97,13 @@ class WinogradConvF32 {
   size_t v_bytes_ = 0, m_bytes_ = 0, table_bytes_ = 0;
 };
 
-// Whether the Winograd path should run a Conv of this shape (measured rule),
-// and with which tile: returns 0 (direct path), 2 or 4. The environment
-// variable LOOM_CONV_WINOGRAD overrides it: "0"/"off" never, "2"/"f2" and
+// Whether the Winograd path should run a Conv of this shape, and with which
+// tile: returns 0 (direct path), 2 or 4. `requested` (0, 2 or 4: the node's
+// loom.winograd, a tactic the builder measured fastest) decides when given,
+// else a rule measured on one machine. The environment variable
+// LOOM_CONV_WINOGRAD overrides both: "0"/"off" never, "2"/"f2" and
 // "4"/"f4"/"1"/"on" always with that tile.
-int ChooseWinogradTile(const WinogradConvShape& shape);
+int ChooseWinogradTile(const WinogradConvShape& shape, int requested = -1);
 
 }  // namespace nn
 }  // namespace loom
