@@ -8,6 +8,11 @@
 #include <random>
 #include <utility>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
 #include "builder/exec/kernel_choice.h"
 #include "kernels/common/thread_pool.h"
 
@@ -18,6 +23,39 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+#if defined(__x86_64__)
+// CLFLUSHOPT (CPUID.(EAX=7,ECX=0):EBX bit 23): flushes that do not wait for
+// each other, several times faster than CLFLUSH over megabytes.
+bool HasClflushopt() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 23)) != 0;
+}
+
+__attribute__((target("clflushopt"))) void FlushOpt(const uint8_t* p, size_t bytes) {
+  for (size_t i = 0; i < bytes; i += 64) _mm_clflushopt(const_cast<uint8_t*>(p + i));
+}
+#endif
+
+// Writes the bytes back to memory and drops them from every cache level.
+void FlushFromCaches(const void* data, size_t bytes) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+#if defined(__x86_64__)
+  static const bool opt = HasClflushopt();
+  if (opt) {
+    FlushOpt(p, bytes);
+  } else {
+    for (size_t i = 0; i < bytes; i += 64) _mm_clflush(p + i);
+  }
+  _mm_mfence();
+#elif defined(__aarch64__)
+  for (size_t i = 0; i < bytes; i += 64) asm volatile("dc civac, %0" : : "r"(p + i) : "memory");
+  asm volatile("dsb ish" : : : "memory");
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
 
 // What the timings of a node depend on: its kernel, attributes (but the
 // tactic's) and tensor types; not the constants' values.
@@ -70,13 +108,15 @@ Status TimeTactics(const KernelDef& def, const KernelSetup& base, const KernelTa
     out_ptrs.push_back(t.present ? buffers.back()->mutable_data() : nullptr);
   }
   // As in a network, a node's input was just written (in the cache) and its
-  // weights were read a whole run ago (not): before each timed run, every
-  // thread writes a buffer larger than its core's caches, then reads the
-  // inputs that are not constant.
+  // weights were read a whole run ago, through the other nodes' (in memory):
+  // before each timed run, every thread writes a buffer larger than its
+  // core's caches, the constants the tactic reads (the node's and those it
+  // derived) are flushed from every cache, and the inputs that are not
+  // constant are read.
   const int threads = pool ? pool->NumThreads() : 1;
   std::vector<std::shared_ptr<ir::Buffer>> evict(threads);
   for (auto& b : evict) b = ir::Buffer::Allocate(options.evict_bytes);
-  auto prepare_caches = [&]() {
+  auto prepare_caches = [&](const Kernel& kernel) {
     auto touch = [&](int64_t thread, int) {
       uint8_t* p = evict[thread]->mutable_data();
       for (size_t i = 0; i < options.evict_bytes; i += 64) p[i] += 1;
@@ -86,6 +126,9 @@ Status TimeTactics(const KernelDef& def, const KernelSetup& base, const KernelTa
     } else {
       touch(0, 0);
     }
+    for (const TensorInfo& t : base.inputs)
+      if (t.present && t.const_data) FlushFromCaches(t.const_data, t.num_bytes());
+    for (const DerivedConstant& d : kernel.DerivedConstants()) FlushFromCaches(d.data, d.bytes);
     volatile uint8_t sink = 0;
     for (size_t k = 0; k < base.inputs.size(); ++k) {
       const TensorInfo& t = base.inputs[k];
@@ -113,7 +156,7 @@ Status TimeTactics(const KernelDef& def, const KernelSetup& base, const KernelTa
     args.num_outputs = out_ptrs.size();
     args.scratch = c.scratch->mutable_data();
     args.pool = pool;
-    prepare_caches();
+    prepare_caches(*c.kernel);
     const Clock::time_point t0 = Clock::now();
     RETURN_IF_ERROR(c.kernel->Run(args));
     c.best_ms = std::min(c.best_ms, MsSince(t0));
