@@ -89,6 +89,7 @@ struct ConvNchwcIsa {
   ConvNchwcFn general;
   ConvNchwcFn stem;  // loom.ConvNchwcStem
   int blocks_per_task;  // output blocks a piece of work takes at most (2 or 4)
+  int general_blocks_per_task;  // the same for the general tiles (2 or 8)
   bool paired_weights;  // the tiles read W as PairWeights orders it
 };
 

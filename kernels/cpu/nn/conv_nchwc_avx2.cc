@@ -29,7 +29,7 @@ struct Avx2Vector : gemm_f32::VectorOps<Float8, Avx2Vector> {
 };
 
 constexpr ConvNchwcIsa kAvx2 = {
-    "avx2", &conv_nchwc::Pointwise<Avx2Vector>, &conv_nchwc::General<Avx2Vector>, &conv_nchwc::Stem<Avx2Vector>, 2,
+    "avx2", &conv_nchwc::Pointwise<Avx2Vector>, &conv_nchwc::General<Avx2Vector>, &conv_nchwc::Stem<Avx2Vector>, 2, 2,
     false};
 
 }  // namespace

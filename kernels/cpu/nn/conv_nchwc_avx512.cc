@@ -1,9 +1,10 @@
-// loom.ConvNchwc's AVX-512 path: work of up to 4 output blocks, their tiles
-// on pair vectors (one zmm holds one pixel's 8 output channels of each of
-// two blocks; the weights of the two blocks, side by side in the paired W
-// (PairWeights), in one load, the outputs split with one vextractf32x8): 12
-// pixels x 4 blocks, or 16 pixels x 2; a last single block on the AVX2
-// vector with AVX-512's 32 registers. Compiled for
+// loom.ConvNchwc's AVX-512 path: work of up to 4 output blocks (8 for the
+// general tiles of rows of 12 pixels or more), their tiles on pair vectors
+// (one zmm holds one pixel's 8 output channels of each of two blocks; the
+// weights of the two blocks, side by side in the paired W (PairWeights), in
+// one load, the outputs split with one vextractf32x8): 6 pixels x 8 blocks,
+// 12 x 4, or 16 x 2; a last single block on the AVX2 vector with AVX-512's
+// 32 registers. Compiled for
 // AVX-512 F, DQ and VL by the target pragma below only (no -march flag); run
 // only when the CPU has them (ConvNchwcIsaAvx512).
 #include "kernels/cpu/nn/conv_nchwc.h"
@@ -59,6 +60,7 @@ constexpr ConvNchwcIsa kAvx512 = {"avx512",
                                   &conv_nchwc::General<PairVector, BlockVector>,
                                   &conv_nchwc::Stem<PairVector, BlockVector>,
                                   4,
+                                  8,
                                   true};
 
 }  // namespace

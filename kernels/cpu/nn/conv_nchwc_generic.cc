@@ -20,6 +20,7 @@ constexpr ConvNchwcIsa kGeneric = {"generic",
                                    &conv_nchwc::General<GenericVector>,
                                    &conv_nchwc::Stem<GenericVector>,
                                    2,
+                                   2,
                                    false};
 
 }  // namespace

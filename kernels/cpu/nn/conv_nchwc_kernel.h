@@ -60,11 +60,15 @@ template <class V, int NB>
 constexpr int kAccRows = NB / kBlocksPerVector<V>;
 // Output pixels per register tile of NB blocks: 12 accumulators with 8-float
 // vectors (6 pixels x 2 blocks, or 12 pixels of an odd last block); with
-// pair vectors 24 of the 32 AVX-512 registers for 4 blocks (12 pixels: one
-// broadcast feeds two multiply-adds) and 16 for 2 (each multiply-add
-// broadcasts its own input from memory).
+// pair vectors 24 of the 32 AVX-512 registers for 8 blocks (6 pixels: one
+// broadcast feeds four multiply-adds, the general tiles' of long rows) and
+// for 4 (12 pixels: two), 16 for 2 (each multiply-add broadcasts its own
+// input from memory).
 template <class V, int NB>
-constexpr int kTileOf = kPairVector<V> ? (NB == 4 ? 12 : 16) : (NB == 2 ? 6 : 12);
+constexpr int kTileOf = kPairVector<V> ? (NB == 8   ? 6
+                                          : NB == 4 ? 12
+                                                    : 16)
+                                       : (NB == 2 ? 6 : 12);
 
 // One vector of V from the blocks at p and, for a pair vector, p + stride
 // (and its store).
@@ -238,13 +242,18 @@ inline ConvNchwcWork SubWork(const ConvNchwcGeometry& g, ConvNchwcWork wk, int f
 }
 
 // f(std::integral_constant<int, NB>(), v, act, work) over the work's blocks:
-// NB 4 (a pair-vector V2 only) or 2 with v a V2 value naming the vector
-// type, 1 with a V1 value (3 blocks: 2 then 1); act the activation as a
-// VectorActivation of it: the body of a ConvNchwcFn.
+// NB 8 or 4 (a pair-vector V2 only) or 2 with v a V2 value naming the vector
+// type, 1 with a V1 value (3 blocks: 2 then 1; 5 to 7: 4 then the rest); act
+// the activation as a VectorActivation of it: the body of a ConvNchwcFn.
 template <class V2, class V1, typename F>
 void WithBlocks(const ConvNchwcGeometry& g, const Activation& activation, const ConvNchwcWork& wk, F&& f) {
   const Activation* a = activation.none() ? nullptr : &activation;
   if constexpr (kPairVector<V2>) {
+    if (wk.blocks == 8) return f(std::integral_constant<int, 8>(), V2(), VectorActivation<V2>(a), wk);
+    if (wk.blocks > 4) {
+      WithBlocks<V2, V1>(g, activation, SubWork(g, wk, 0, 4), f);
+      return WithBlocks<V2, V1>(g, activation, SubWork(g, wk, 4, wk.blocks - 4), f);
+    }
     if (wk.blocks == 4) return f(std::integral_constant<int, 4>(), V2(), VectorActivation<V2>(a), wk);
     if (wk.blocks == 3) {
       f(std::integral_constant<int, 2>(), V2(), VectorActivation<V2>(a), SubWork(g, wk, 0, 2));

@@ -324,6 +324,29 @@ TEST(ConvNchwc, MatchesConvOnNetworkShapes) {
   }
 }
 
+// General convs whose rows take the avx512 path's tiles of 8 blocks (rows of
+// 12 pixels or more): 8 blocks and more, a last group of 1 to 7 blocks,
+// 3x3 stride 1 on the direct path (loom.winograd 0) and stride 2, 1x1
+// stride 2, residual, activations, W not constant, batch 2, 1 and 2
+// threads; rows of 7 (4 blocks) beside them.
+TEST(ConvNchwc, MatchesConvOnEightBlockShapes) {
+  std::mt19937 rng(29);
+  const char* acts[] = {"Relu", "", "Swish", "Clip"};
+  int i = 0;
+  for (const Layer& l : {Layer{16, 64, 14, 3, 1, 1}, Layer{24, 72, 12, 3, 1, 1}, Layer{16, 104, 25, 3, 2, 1},
+                         Layer{32, 128, 28, 1, 2, 0}, Layer{40, 120, 7, 3, 1, 1}, Layer{8, 64, 13, 5, 1, 2, 2}})
+    for (int threads : {1, 2}) {
+      Case c = LayerCase(l, acts[i % 4], threads);
+      c.residual = i % 3 == 0;
+      c.bias = i % 2 == 0;
+      c.runtime_w = i % 5 == 4;
+      if (l.k == 3 && l.s == 1 && !c.runtime_w) c.winograd = 0;
+      ++i;
+      Check(c, &rng);
+      if (HasFatalFailure()) return;
+    }
+}
+
 // Wide pointwise convs (up to 144 input blocks): residual, bias or none,
 // activations, a last group of 1 to 3 blocks on the avx512 path, batch 2,
 // 1 and 2 threads.
