@@ -117,7 +117,8 @@ class ConvNchwcKernel final : public Kernel {
   Activation act_;
   bool scalar_act_ = false;  // act_ runs over the stored output (Sigmoid, Tanh, Swish)
   ConvNchwcFn fn_ = nullptr;
-  int blocks_per_task_ = 2;  // the path's
+  int blocks_per_task_ = 2;         // the path's
+  int serial_blocks_per_task_ = 2;  // the same on one thread
   int64_t units_ = 0;        // pixels (pointwise) or output rows (general) per image
   int64_t min_ranges_ = 1;   // ranges per image with the largest ranges
   double macs_ = 0;
@@ -254,8 +255,14 @@ Status ConvNchwcKernel::Prepare(const KernelSetup& setup) {
   fn_ = stem_ ? isa->stem : pointwise_ ? isa->pointwise : isa->general;
   // The general tiles of 8 blocks (6 pixels) fill rows of 12 or more
   // pixels; a row of 7 runs faster as one 7-pixel tile of 4 blocks (resnet18's
-  // 7x7 convs: 1.08 against 1.27 ms; its 14x14 ones 0.83 against 0.87).
-  blocks_per_task_ = !stem_ && !pointwise_ && g_.out_w >= 12 ? isa->general_blocks_per_task : isa->blocks_per_task;
+  // 7x7 convs: 1.08 against 1.27 ms; its 14x14 ones 0.83 against 0.87), or on
+  // one thread of 6 (2.10 -> 1.96 ms). With threads, 6-block groups of 64
+  // blocks (11) leave one thread a group more than the other, and more
+  // ranges would stream each group's weights once per range.
+  const bool general = !stem_ && !pointwise_;
+  blocks_per_task_ = general && g_.out_w >= 12 ? isa->general_blocks_per_task : isa->blocks_per_task;
+  serial_blocks_per_task_ = blocks_per_task_;
+  if (general && g_.out_w >= 7 && g_.out_w < 12 && isa->general_blocks_per_task == 8) serial_blocks_per_task_ = 6;
   pairs_ = isa->paired_weights && !winograd_;
   PreparePairs(setup);
   const int64_t in_channels = g_.in_channels;
@@ -401,21 +408,22 @@ Status ConvNchwcKernel::Run(const KernelArgs& args) const {
   const int64_t out_plane = g_.out_h * g_.out_w * kB, out_image = g_.out_blocks * out_plane;
   const int64_t w_block = g_.in_channels * g_.kernel_h * g_.kernel_w * kB;  // both layouts
   const int64_t unit_floats = pointwise_ ? kB : g_.out_w * kB;
-  const int64_t groups = (g_.out_blocks + blocks_per_task_ - 1) / blocks_per_task_;
   const int threads = args.pool ? args.pool->NumThreads() : 1;
   ThreadPool* pool = threads > 1 && macs_ >= kMinParallelMacs ? args.pool : nullptr;
+  const int per_task = pool ? blocks_per_task_ : serial_blocks_per_task_;
+  const int64_t groups = (g_.out_blocks + per_task - 1) / per_task;
   const int64_t ranges = pool ? BalancedRanges(batch_ * groups, min_ranges_, units_, threads) : min_ranges_;
   ParallelFor(pool, batch_ * ranges * groups, 1, [&](int64_t begin, int64_t end, int) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t group = t % groups, range = (t / groups) % ranges, n = t / (groups * ranges);
-      const int64_t ob = blocks_per_task_ * group;
+      const int64_t ob = per_task * group;
       ConvNchwcWork wk;
       wk.x = x + n * in_image;
       wk.w = w + (has_scale_ ? n * image_weights : 0) + ob * w_block;
       wk.bias = bias ? bias + ob * kB : nullptr;
       wk.residual = residual ? residual + n * out_image + ob * out_plane : nullptr;
       wk.y = y + n * out_image + ob * out_plane;
-      wk.blocks = static_cast<int>(std::min<int64_t>(blocks_per_task_, g_.out_blocks - ob));
+      wk.blocks = static_cast<int>(std::min<int64_t>(per_task, g_.out_blocks - ob));
       wk.begin = range * units_ / ranges;  // ranges of nearly equal sizes
       wk.end = (range + 1) * units_ / ranges;
       fn_(g_, act_, wk);

@@ -61,14 +61,25 @@ constexpr int kAccRows = NB / kBlocksPerVector<V>;
 // Output pixels per register tile of NB blocks: 12 accumulators with 8-float
 // vectors (6 pixels x 2 blocks, or 12 pixels of an odd last block); with
 // pair vectors 24 of the 32 AVX-512 registers for 8 blocks (6 pixels: one
-// broadcast feeds four multiply-adds, the general tiles' of long rows) and
-// for 4 (12 pixels: two), 16 for 2 (each multiply-add broadcasts its own
-// input from memory).
+// broadcast feeds four multiply-adds, the general tiles of long rows), 21
+// for 6 (7 pixels: three, rows of 7 to 11), 24 for 4 (12 pixels: two), 16
+// for 2 (each multiply-add broadcasts its own input from memory).
 template <class V, int NB>
-constexpr int kTileOf = kPairVector<V> ? (NB == 8   ? 6
-                                          : NB == 4 ? 12
-                                                    : 16)
-                                       : (NB == 2 ? 6 : 12);
+constexpr int TileOf() {
+  if (!kPairVector<V>) return NB == 2 ? 6 : 12;
+  switch (NB) {
+    case 8:
+      return 6;
+    case 6:
+      return 7;
+    case 4:
+      return 12;
+    default:
+      return 16;
+  }
+}
+template <class V, int NB>
+constexpr int kTileOf = TileOf<V, NB>();
 
 // One vector of V from the blocks at p and, for a pair vector, p + stride
 // (and its store).
@@ -250,6 +261,7 @@ void WithBlocks(const ConvNchwcGeometry& g, const Activation& activation, const 
   const Activation* a = activation.none() ? nullptr : &activation;
   if constexpr (kPairVector<V2>) {
     if (wk.blocks == 8) return f(std::integral_constant<int, 8>(), V2(), VectorActivation<V2>(a), wk);
+    if (wk.blocks == 6) return f(std::integral_constant<int, 6>(), V2(), VectorActivation<V2>(a), wk);
     if (wk.blocks > 4) {
       WithBlocks<V2, V1>(g, activation, SubWork(g, wk, 0, 4), f);
       return WithBlocks<V2, V1>(g, activation, SubWork(g, wk, 4, wk.blocks - 4), f);

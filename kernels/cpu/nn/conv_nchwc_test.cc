@@ -328,7 +328,7 @@ TEST(ConvNchwc, MatchesConvOnNetworkShapes) {
 // 12 pixels or more): 8 blocks and more, a last group of 1 to 7 blocks,
 // 3x3 stride 1 on the direct path (loom.winograd 0) and stride 2, 1x1
 // stride 2, residual, activations, W not constant, batch 2, 1 and 2
-// threads; rows of 7 (4 blocks) beside them.
+// threads; rows of 7 beside them (4 blocks, 6 on one thread).
 TEST(ConvNchwc, MatchesConvOnEightBlockShapes) {
   std::mt19937 rng(29);
   const char* acts[] = {"Relu", "", "Swish", "Clip"};
