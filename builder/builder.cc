@@ -67,7 +67,8 @@ place::TargetOptions TargetOptionsOf(const BuildOptions& options) {
   return t;
 }
 
-// "conv2 (Conv): loom.winograd = 0 (0: 1.062 ms, 2: 1.520 ms, 4: 3.510 ms; the rule: 2)".
+// "conv2 (ConvNchwc): loom.winograd = 0 (2: 1.520 ms, 0: 1.062 ms, 4: 3.510 ms; the rule: 2)", with
+// "; as an earlier node of the same shapes" for a copy.
 std::string DescribeTactic(const exec::TacticChoice& c) {
   std::string line = c.node + ": " + c.attribute + " = " + std::to_string(c.value) + " (";
   for (size_t k = 0; k < c.values.size(); ++k) {

@@ -209,8 +209,8 @@ Status ChooseTactics(ir::Graph* graph, const KernelRegistry& registry, const Tac
     choice.attribute = tactics.attribute;
     choice.default_value = tactics.values[0];
     choice.values = tactics.values;
-    const std::string signature =
-        tactics.timing_key.empty() ? Signature(node, setup, tactics.attribute) : node.kernel_id + "|" + tactics.timing_key;
+    const std::string signature = tactics.timing_key.empty() ? Signature(node, setup, tactics.attribute)
+                                                             : node.kernel_id + "|" + tactics.timing_key;
     auto it = timed.find(signature);
     if (it != timed.end()) {
       const TacticChoice& first = stats->choices[it->second];

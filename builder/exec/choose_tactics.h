@@ -12,7 +12,8 @@
 // The tactics of a node run in turn, one run each per round, so that a
 // change in the machine's speed during the timing falls on all of them; a
 // tactic's time is its fastest run. Each run starts as in a network: its
-// input just written, its weights out of the core's caches. Nodes whose
+// input just written (in the cache), its weights and the constants it
+// derived from them flushed from every cache level. Nodes whose
 // kernels give the same timing key (else the same kernel, attributes and
 // shapes) are timed once.
 #pragma once
@@ -29,26 +30,26 @@ namespace loom {
 namespace exec {
 
 struct TacticOptions {
-  int threads = 1;              // threads of the timed runs
-  int min_rounds = 3;           // rounds of one run per tactic, at least
-  int max_rounds = 9;           // and at most
-  double budget_ms = 60;        // no round starts after this much timing of one node
+  int threads = 1;        // threads of the timed runs
+  int min_rounds = 3;     // rounds of one run per tactic, at least
+  int max_rounds = 9;     // and at most
+  double budget_ms = 60;  // no round starts after this much timing of one node
   // Another tactic replaces the kernel's own choice only when faster by more
   // than this fraction.
   double keep_default_within = 0.02;
-  // Bytes each thread writes before a timed run to push the node's weights
-  // out of its core's caches (L2 and its share of L3).
+  // Bytes each thread writes before a timed run to push the last run's
+  // scratch and output out of its core's caches.
   size_t evict_bytes = size_t{8} << 20;
 };
 
 struct TacticChoice {
-  std::string node;       // the node's label
-  std::string attribute;  // KernelTactics::attribute
-  int64_t value = 0;      // the chosen one
-  int64_t default_value = 0;      // the kernel's own choice (KernelTactics::values[0])
-  std::vector<int64_t> values;    // the tactics timed
-  std::vector<double> ms;         // their fastest runs, in values' order
-  bool copy = false;              // same signature as an earlier node: its choice, not timed again
+  std::string node;             // the node's label
+  std::string attribute;        // KernelTactics::attribute
+  int64_t value = 0;            // the chosen one
+  int64_t default_value = 0;    // the kernel's own choice (KernelTactics::values[0])
+  std::vector<int64_t> values;  // the tactics timed
+  std::vector<double> ms;       // their fastest runs, in values' order
+  bool copy = false;            // same signature as an earlier node: its choice, not timed again
 };
 
 struct TacticStats {
