@@ -192,17 +192,12 @@ Status ChooseTactics(ir::Graph* graph, const KernelRegistry& registry, const Tac
   for (size_t i = 0; i < graph->nodes().size(); ++i) {
     ir::Node& node = graph->node(static_cast<int>(i));
     if (node.dead || node.device != Device::kCpu) continue;
-    const KernelDef* def = registry.FindById(node.kernel_id);
-    if (def == nullptr || def->create == nullptr)
-      return Status::Internal(node.Label() + ": kernel '" + node.kernel_id + "' is not registered");
-    KernelSetup setup = MakeKernelSetup(*graph, node);
-    setup.pack_constants = false;  // only asks for the tactics
-    std::unique_ptr<Kernel> kernel = def->create();
-    Status s = kernel->Prepare(setup);
-    if (!s.ok()) return s.WithContext(node.Label());
-    const KernelTactics tactics = kernel->Tactics();
+    PreparedNodeKernel prepared;  // only asked for its tactics
+    RETURN_IF_ERROR(PrepareNodeKernel(*graph, node, registry, /*pack_constants=*/false, &prepared));
+    const KernelTactics tactics = prepared.kernel->Tactics();
+    KernelSetup& setup = prepared.setup;
     if (tactics.values.size() < 2 || setup.attrs.Has(tactics.attribute)) continue;
-    kernel.reset();
+    prepared.kernel.reset();
 
     TacticChoice choice;
     choice.node = node.Label();
@@ -220,7 +215,7 @@ Status ChooseTactics(ir::Graph* graph, const KernelRegistry& registry, const Tac
     } else {
       setup.pack_constants = true;  // as the engine prepares it
       size_t best = 0;
-      s = TimeTactics(*def, setup, tactics, pool.get(), options, &choice.ms, &best);
+      const Status s = TimeTactics(*prepared.def, setup, tactics, pool.get(), options, &choice.ms, &best);
       if (!s.ok()) return s.WithContext(node.Label());
       choice.value = tactics.values[best];
       timed.emplace(signature, stats->choices.size());

@@ -14,15 +14,9 @@ Status DeriveConstants(ir::Graph* graph, const KernelRegistry& registry, Derived
   for (size_t i = 0; i < graph->nodes().size(); ++i) {
     if (graph->node(static_cast<int>(i)).dead || graph->node(static_cast<int>(i)).device != Device::kCpu) continue;
     const ir::Node& node = graph->node(static_cast<int>(i));
-    const KernelDef* def = registry.FindById(node.kernel_id);
-    if (def == nullptr || def->create == nullptr)
-      return Status::Internal(node.Label() + ": kernel '" + node.kernel_id + "' is not registered");
-    KernelSetup setup = MakeKernelSetup(*graph, node);
-    setup.pack_constants = true;  // as the engine prepares it
-    std::unique_ptr<Kernel> kernel = def->create();
-    Status s = kernel->Prepare(setup);
-    if (!s.ok()) return s.WithContext(node.Label());
-    const std::vector<DerivedConstant> derived = kernel->DerivedConstants();
+    PreparedNodeKernel prepared;
+    RETURN_IF_ERROR(PrepareNodeKernel(*graph, node, registry, /*pack_constants=*/true, &prepared));  // as the engine
+    const std::vector<DerivedConstant> derived = prepared.kernel->DerivedConstants();
     std::vector<ir::Node::Derived> stored;
     for (size_t k = 0; k < derived.size(); ++k) {
       const DerivedConstant& d = derived[k];

@@ -46,6 +46,18 @@ KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node, const 
   return s;
 }
 
+Status PrepareNodeKernel(const ir::Graph& graph, const ir::Node& node, const KernelRegistry& registry,
+                         bool pack_constants, PreparedNodeKernel* out) {
+  out->def = registry.FindById(node.kernel_id);
+  if (out->def == nullptr || out->def->create == nullptr)
+    return Status::Internal(node.Label() + ": kernel '" + node.kernel_id + "' is not registered");
+  out->setup = MakeKernelSetup(graph, node);
+  out->setup.pack_constants = pack_constants;
+  out->kernel = out->def->create();
+  Status s = out->kernel->Prepare(out->setup);
+  return s.ok() ? s : s.WithContext(node.Label());
+}
+
 Status FindCandidates(const KernelRegistry& registry, const KernelSetup& setup, Device device,
                       std::vector<const KernelDef*>* candidates) {
   candidates->clear();

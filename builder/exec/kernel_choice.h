@@ -27,6 +27,18 @@ namespace exec {
 // the node (EvaluateNode, which runs kernels, sets it back to true).
 KernelSetup MakeKernelSetup(const ir::Graph& graph, const ir::Node& node, const DeviceConfig* device = nullptr);
 
+// A CPU node's kernel as the graph names it (ir::Node::kernel_id), created
+// and prepared with the node's setup and `pack_constants`.
+struct PreparedNodeKernel {
+  const KernelDef* def = nullptr;
+  KernelSetup setup;
+  std::unique_ptr<Kernel> kernel;
+};
+
+// Errors name the node (an unregistered kernel id, the kernel's refusal).
+Status PrepareNodeKernel(const ir::Graph& graph, const ir::Node& node, const KernelRegistry& registry,
+                         bool pack_constants, PreparedNodeKernel* out);
+
 struct ChosenKernel {
   const KernelDef* def = nullptr;
   std::unique_ptr<Kernel> kernel;  // prepared with the setup it was chosen for
